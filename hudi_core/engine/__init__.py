@@ -1,0 +1,1 @@
+"""Execution engines: where file-group work runs (in-process Arrow, Spark)."""

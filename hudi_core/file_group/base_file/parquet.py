@@ -1,0 +1,110 @@
+"""Reading Parquet base files: projection, row-group pruning by statistics, schema conformance.
+
+Every read is counted in :mod:`hudi_core.metrics`: the footer, the row groups read or skipped and
+the compressed bytes of the column chunks actually read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hudi_core import metrics
+from hudi_core.errors import FileFormatError
+from hudi_core.expr import Filter
+from hudi_core.schema.conform import conform_table
+from hudi_core.storage import Storage
+
+
+@dataclass(frozen=True)
+class ParquetRead:
+    """The outcome of reading one base file."""
+
+    table: pa.Table
+    row_groups_read: int
+    row_groups_total: int
+
+
+def open_parquet(storage: Storage, path: str) -> pq.ParquetFile:
+    """Opens a Parquet file and parses its footer (counted in metrics)."""
+    source = storage.open_input_file(path)
+    try:
+        parquet_file = pq.ParquetFile(source)
+    except (pa.ArrowInvalid, OSError) as e:
+        source.close()
+        raise FileFormatError(f"{storage.full_path(path)}: not a readable Parquet file: {e}") from e
+    metrics.add(footers_read=1)
+    return parquet_file
+
+
+def _row_group_may_match(metadata: pq.RowGroupMetaData, columns: dict[str, int], filters: Sequence[Filter]) -> bool:
+    for f in filters:
+        index = columns.get(f.column)
+        if index is None:
+            continue
+        stats = metadata.column(index).statistics
+        if stats is None:
+            continue
+        if stats.has_min_max:
+            if not f.may_match_range(stats.min, stats.max, has_non_null=True):
+                return False
+        elif stats.has_null_count and stats.null_count == metadata.num_rows:
+            return False  # all nulls: no comparison can hold
+    return True
+
+
+def read_parquet(
+    storage: Storage,
+    path: str,
+    schema: pa.Schema,
+    prune_filters: Sequence[Filter] = (),
+) -> ParquetRead:
+    """Reads the columns of `schema` from one Parquet file and conforms them to `schema`.
+
+    Args:
+        storage: the table storage.
+        path: the file, relative to the base path.
+        schema: the columns to return, with their table types; columns the file lacks are null.
+        prune_filters: filters whose statistics may exclude whole row groups. Callers pass them
+            only when rows dropped here cannot reappear later (no log merging on top).
+    """
+    parquet_file = open_parquet(storage, path)
+    try:
+        file_meta = parquet_file.metadata
+        top_level: dict[str, list[int]] = {}
+        flat_columns: dict[str, int] = {}
+        for j in range(file_meta.num_columns):
+            column_path = file_meta.schema.column(j).path
+            top = column_path.split(".", 1)[0]
+            top_level.setdefault(top, []).append(j)
+            if column_path == top:
+                flat_columns[top] = j
+        selected = [
+            i
+            for i in range(file_meta.num_row_groups)
+            if not prune_filters or _row_group_may_match(file_meta.row_group(i), flat_columns, prune_filters)
+        ]
+        metrics.add(row_groups_skipped=file_meta.num_row_groups - len(selected))
+        present = [name for name in schema.names if name in top_level]
+        if not selected:
+            table = parquet_file.schema_arrow.empty_table().select(present)
+        else:
+            try:
+                table = parquet_file.read_row_groups(selected, columns=present, use_threads=False)
+            except (pa.ArrowInvalid, OSError) as e:
+                raise FileFormatError(f"{storage.full_path(path)}: cannot read Parquet data: {e}") from e
+            chunk_bytes = sum(
+                file_meta.row_group(i).column(j).total_compressed_size
+                for i in selected
+                for name in present
+                for j in top_level[name]
+            )
+            metrics.add(base_files_read=1, row_groups_read=len(selected), bytes_read=chunk_bytes)
+        return ParquetRead(
+            conform_table(table, schema, storage.full_path(path)), len(selected), file_meta.num_row_groups
+        )
+    finally:
+        parquet_file.close(force=True)

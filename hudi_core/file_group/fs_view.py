@@ -1,0 +1,96 @@
+"""The file-system view: which file slice of each file group a query reads.
+
+Only files of visible instants count: a base file whose instant (commit, compaction or clustering)
+is a completed, visible instant, and on layout 2 a log file whose deltacommit is. On layout 2 a
+log file belongs to the slice with the greatest base instant at or before the log's *completion*
+time (spec notes §3.2), so logs of a deltacommit that completed after a compaction was planned land
+in the newer slice; while that slice's base file is not visible (compaction pending, or time
+travel to before it) they merge into the previous slice, as Hudi's merged file slices do. On
+layout 1 (v6) a log file names the base instant of its slice; log blocks of instants that never
+completed are dropped when the blocks are read.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from hudi_core.file_group import FileSlice
+from hudi_core.file_group.naming import LogFileName, parse_base_file_name, parse_log_file_name
+from hudi_core.storage import FileEntry
+
+
+@dataclass(frozen=True)
+class VisibleInstants:
+    """What a query sees of the timeline.
+
+    Attributes:
+        layout_version: the timeline layout (1 or 2).
+        visible: requested times of the completed commit/deltacommit/replacecommit instants
+            (compaction and clustering included) the query sees.
+        completion_times: requested time -> completion time of those instants (layout 2).
+        replaced: (partition path, file id) of file groups replaced by a visible replacecommit.
+        upper_bound: the latest instant time the query may see (layout 1 log files).
+    """
+
+    layout_version: int
+    visible: frozenset[str]
+    completion_times: Mapping[str, str]
+    replaced: frozenset[tuple[str, str]]
+    upper_bound: str | None
+
+
+def latest_file_slices(partition_path: str, entries: Iterable[FileEntry], view: VisibleInstants) -> list[FileSlice]:
+    """The latest visible slice of every file group in one partition's listing."""
+    bases: dict[str, dict[str, FileEntry]] = defaultdict(dict)
+    logs: dict[str, list[tuple[LogFileName, FileEntry]]] = defaultdict(list)
+    for entry in entries:
+        if entry.is_dir:
+            continue
+        base = parse_base_file_name(entry.name)
+        if base is not None:
+            if base.instant_time in view.visible:
+                bases[base.file_id][base.instant_time] = entry
+            continue
+        log = parse_log_file_name(entry.name)
+        if log is None or log.is_cdc:
+            continue
+        if view.layout_version >= 2:
+            if log.instant_time in view.visible:
+                logs[log.file_id].append((log, entry))
+        elif view.upper_bound is None or log.instant_time <= view.upper_bound:
+            logs[log.file_id].append((log, entry))
+
+    slices: list[FileSlice] = []
+    for file_id in sorted(set(bases) | set(logs)):
+        if (partition_path, file_id) in view.replaced:
+            continue
+        group_bases = bases.get(file_id, {})
+        latest = max(group_bases) if group_bases else None
+        members = [
+            (log, entry) for log, entry in logs.get(file_id, []) if latest is None or _slice_key(log, view) >= latest
+        ]
+        members.sort(key=lambda pair: pair[0].sort_key())
+        if latest is None and not members:
+            continue
+        base_entry = group_bases[latest] if latest is not None else None
+        slices.append(
+            FileSlice(
+                partition_path=partition_path,
+                file_id=file_id,
+                base_instant=latest if latest is not None else members[0][0].instant_time,
+                base_file=base_entry.name if base_entry else None,
+                log_files=[entry.name for _, entry in members],
+                base_file_size=base_entry.size if base_entry else 0,
+                log_file_sizes=[entry.size for _, entry in members],
+            )
+        )
+    return slices
+
+
+def _slice_key(log: LogFileName, view: VisibleInstants) -> str:
+    """The time that places a log file in a slice: completion time (layout 2) or base instant."""
+    if view.layout_version >= 2:
+        return view.completion_times.get(log.instant_time, log.instant_time)
+    return log.instant_time

@@ -1,0 +1,222 @@
+"""Planning reads: which file slices a query reads, what it reads from each, and how it filters.
+
+A :class:`ScanPlan` is plain data: the driver plans, and any engine executes the plan slice by
+slice with :func:`read_planned_slice` (threads in the Arrow engine, tasks in Spark).
+
+Query semantics (spec notes §1, features §2):
+
+* snapshot: the latest slice of every file group, as of the last completed instant;
+* time travel (`as_of`): only completed instants whose *requested* time is <= as_of are visible;
+  rows come in the latest table schema (as hudi-rs does; columns added later read as null);
+* read-optimized: base files only;
+* incremental (start, end]: the instants whose completion time (layout 2; instant time on
+  layout 1) falls in the window, excluding table services; the result is the state as of `end` of
+  the file groups they wrote, restricted to records whose `_hoodie_commit_time` is the requested
+  time of a selected instant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from hudi_core.config.table import TableConfig
+from hudi_core.errors import SchemaError
+from hudi_core.expr import Filter, parse_filters
+from hudi_core.file_group import FileSlice
+from hudi_core.file_group.fs_view import VisibleInstants, latest_file_slices
+from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest
+from hudi_core.schema.meta_fields import COMMIT_TIME
+from hudi_core.schema.resolver import resolve_avro_schema, table_arrow_schema
+from hudi_core.storage import Storage
+from hudi_core.table.listing import list_partitions
+from hudi_core.table.partition import PartitionPruner
+from hudi_core.timeline import Timeline
+from hudi_core.timeline.instant import Action, Instant
+
+
+@dataclass(frozen=True)
+class ScanPlan:
+    """A planned read.
+
+    Attributes:
+        table_schema: the full table schema (meta and data columns) as of the query.
+        output_schema: the columns returned, in the requested order.
+        request: what each slice reader reads and how it filters.
+        slices: the file slices to read.
+        instants: the completed instants the query sees (snapshot) or selected (incremental).
+    """
+
+    table_schema: pa.Schema
+    output_schema: pa.Schema
+    request: SliceReadRequest
+    slices: tuple[FileSlice, ...]
+    instants: tuple[Instant, ...]
+
+
+def read_planned_slice(reader: FileGroupReader, plan: ScanPlan, file_slice: FileSlice) -> pa.Table:
+    """Reads one slice of a plan and returns exactly the plan's output columns."""
+    return reader.read(file_slice, plan.request).select(plan.output_schema.names)
+
+
+class TableScanner:
+    """Plans reads of one table over one loaded timeline."""
+
+    def __init__(self, storage: Storage, config: TableConfig, timeline: Timeline) -> None:
+        self._storage = storage
+        self._config = config
+        self._timeline = timeline
+
+    # ---- snapshot and time travel -------------------------------------------------------------
+
+    def snapshot(
+        self,
+        columns: Sequence[str] | None,
+        filters: Sequence[Sequence[object]] | None,
+        as_of: str | None = None,
+        read_optimized: bool = False,
+    ) -> ScanPlan:
+        """Plans a snapshot (or, with `as_of`, a time-travel) read."""
+        completed = self._timeline.completed_data_instants()
+        schema = self._schema(completed)
+        if as_of is not None:
+            completed = [i for i in completed if i.requested_time <= as_of]
+        output, parsed, request = self._request(schema, columns, filters, read_optimized)
+        if not completed:
+            return ScanPlan(schema, output, request, (), ())
+        view = self._visible(completed, upper_bound=as_of)
+        pruner = PartitionPruner(self._config, schema)
+        slices: list[FileSlice] = []
+        for partition, entries in list_partitions(self._storage).items():
+            if pruner.may_match(partition, parsed):
+                slices.extend(latest_file_slices(partition, entries, view))
+        return ScanPlan(schema, output, request, tuple(_readable(slices, read_optimized)), tuple(completed))
+
+    # ---- incremental --------------------------------------------------------------------------
+
+    def incremental(
+        self,
+        start: str | None,
+        end: str | None,
+        columns: Sequence[str] | None,
+        filters: Sequence[Sequence[object]] | None,
+        inclusive_start: bool = False,
+    ) -> ScanPlan:
+        """Plans an incremental read of the window (start, end] (or [start, end])."""
+        timeline = self._timeline
+        completed = timeline.completed_data_instants()
+        as_of_end = [i for i in completed if end is None or timeline.completion_order_key(i) <= end]
+        selected = [
+            i
+            for i in as_of_end
+            if _after(timeline.completion_order_key(i), start, inclusive_start) and not timeline.is_table_service(i)
+        ]
+        schema = self._schema(completed)
+        extra: list[Filter] = []
+        if selected and self._config.populate_meta_fields:
+            # Untouched records keep their commit time through rewrites, compaction and clustering.
+            extra = parse_filters([(COMMIT_TIME, "in", sorted({i.requested_time for i in selected}))], schema)
+        output, parsed, request = self._request(schema, columns, filters, False, extra)
+        if not selected:
+            return ScanPlan(schema, output, request, (), ())
+        touched = self._follow_clustering(self._touched_file_groups(selected), as_of_end, start)
+        view = self._visible(as_of_end, upper_bound=end)
+        pruner = PartitionPruner(self._config, schema)
+        slices: list[FileSlice] = []
+        for partition in sorted({p for p, _ in touched}):
+            if not pruner.may_match(partition, parsed):
+                continue
+            entries = self._storage.list_dir(partition)
+            slices.extend(s for s in latest_file_slices(partition, entries, view) if (partition, s.file_id) in touched)
+        return ScanPlan(schema, output, request, tuple(slices), tuple(selected))
+
+    def _touched_file_groups(self, instants: Sequence[Instant]) -> set[tuple[str, str]]:
+        touched: set[tuple[str, str]] = set()
+        for instant in instants:
+            touched |= self._timeline.commit_metadata(instant).touched_file_groups()
+        return touched
+
+    def _follow_clustering(
+        self, touched: set[tuple[str, str]], as_of_end: Sequence[Instant], start: str | None
+    ) -> set[tuple[str, str]]:
+        """Adds the file groups clustering moved touched records into (they keep their commit time)."""
+        timeline = self._timeline
+        services = [
+            i
+            for i in as_of_end
+            if i.action is Action.REPLACE_COMMIT
+            and timeline.is_table_service(i)
+            and _after(timeline.completion_order_key(i), start, True)
+        ]
+        for instant in sorted(services, key=timeline.completion_order_key):
+            metadata = timeline.commit_metadata(instant)
+            replaced = {(p, f) for p, ids in metadata.partition_to_replace_file_ids.items() for f in ids}
+            if replaced & touched:
+                touched |= metadata.touched_file_groups()
+        return touched
+
+    # ---- shared -------------------------------------------------------------------------------
+
+    def _schema(self, instants: Sequence[Instant]) -> pa.Schema:
+        return table_arrow_schema(resolve_avro_schema(self._timeline, self._config, instants), self._config.name)
+
+    def _visible(self, instants: Sequence[Instant], upper_bound: str | None) -> VisibleInstants:
+        replaced: set[tuple[str, str]] = set()
+        for instant in instants:
+            if instant.action is Action.REPLACE_COMMIT:
+                metadata = self._timeline.commit_metadata(instant)
+                replaced |= {(p, f) for p, ids in metadata.partition_to_replace_file_ids.items() for f in ids}
+        return VisibleInstants(
+            layout_version=self._timeline.layout_version,
+            visible=frozenset(i.requested_time for i in instants),
+            completion_times={i.requested_time: i.completion_time for i in instants if i.completion_time},
+            replaced=frozenset(replaced),
+            upper_bound=upper_bound,
+        )
+
+    def _request(
+        self,
+        schema: pa.Schema,
+        columns: Sequence[str] | None,
+        filters: Sequence[Sequence[object]] | None,
+        read_optimized: bool,
+        extra_filters: Sequence[Filter] = (),
+    ) -> tuple[pa.Schema, list[Filter], SliceReadRequest]:
+        output = project(schema, columns, self._config.name)
+        parsed = parse_filters(filters, schema)
+        all_filters = [*parsed, *extra_filters]
+        needed = set(output.names) | {f.column for f in all_filters}
+        read_schema = pa.schema([f for f in schema if f.name in needed])
+        return output, parsed, SliceReadRequest(read_schema, tuple(all_filters), read_optimized)
+
+
+def project(schema: pa.Schema, columns: Sequence[str] | None, table_name: str) -> pa.Schema:
+    """`schema` restricted to `columns`, in their order; raises SchemaError for unknown names."""
+    if columns is None:
+        return schema
+    if isinstance(columns, str):
+        raise SchemaError(f"columns must be a list of names, got the string {columns!r}")
+    unknown = [c for c in columns if schema.get_field_index(c) < 0]
+    if unknown:
+        raise SchemaError(
+            f"unknown column(s) {', '.join(map(repr, unknown))} in table {table_name}; "
+            f"columns: {', '.join(schema.names)}"
+        )
+    if len(set(columns)) != len(columns):
+        raise SchemaError(f"duplicate column names in {list(columns)}")
+    return pa.schema([schema.field(c) for c in columns])
+
+
+def _after(key: str, start: str | None, inclusive: bool) -> bool:
+    if start is None:
+        return True
+    return key >= start if inclusive else key > start
+
+
+def _readable(slices: list[FileSlice], read_optimized: bool) -> list[FileSlice]:
+    """Read-optimized queries see base files only; log-only slices hold nothing for them."""
+    if not read_optimized:
+        return slices
+    return [s for s in slices if s.base_file is not None]

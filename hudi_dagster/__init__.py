@@ -1,0 +1,1 @@
+"""hudi_dagster: Dagster resources, IO managers, assets, sensors and checks for Hudi tables."""

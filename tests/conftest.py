@@ -1,0 +1,47 @@
+"""Shared fixtures: lightweight only (nothing is started automatically)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.corpus import corpus_tables, extract
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if not any(item.iter_markers(name) for name in ("conformance", "spark", "dagster", "slow", "benchmark")):
+            item.add_marker(pytest.mark.unit)
+
+
+@pytest.fixture(scope="session")
+def corpus_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A session folder the corpus zips are unpacked into (each table once)."""
+    return tmp_path_factory.mktemp("corpus")
+
+
+@pytest.fixture(scope="session")
+def corpus_table(corpus_cache: Path) -> Callable[[str], Path]:
+    """Returns the unpacked base path of a corpus table by manifest name (shared, read-only)."""
+    by_name = {t.name: t for t in corpus_tables()}
+
+    def get(name: str) -> Path:
+        return extract(by_name[name], corpus_cache)
+
+    return get
+
+
+@pytest.fixture
+def corpus_copy(corpus_table: Callable[[str], Path], tmp_path: Path) -> Callable[[str], Path]:
+    """Returns a private, writable copy of a corpus table."""
+
+    def get(name: str) -> Path:
+        source = corpus_table(name)
+        target = tmp_path / source.name
+        shutil.copytree(source, target)
+        return target
+
+    return get
