@@ -1,5 +1,10 @@
 """FileGroupReader: one file slice in, the rows it holds out, as Arrow.
 
+Copy-on-Write slices (and read-optimized queries) read the base file, pruning row groups by
+statistics. Merge-on-Read slices with log files read the base file whole, scan the visible log
+blocks, merge by record key, and only then filter: a log record may change or delete a row the
+statistics of its base file say nothing about.
+
 Engine-agnostic: the Arrow engine runs it in threads, the Spark engine in Python tasks.
 """
 
@@ -10,10 +15,13 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from hudi_core.errors import UnsupportedFeatureError
 from hudi_core.expr import Filter, combined_expression
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.parquet import read_parquet
+from hudi_core.file_group.log_file.blocks import decode_data_block, decode_delete_block
+from hudi_core.file_group.log_file.format import BlockType, HeaderKey
+from hudi_core.file_group.log_file.scanner import BlockVisibility, scan_log_files
+from hudi_core.merge.record_merger import LogChunk, MergeSpec, merge_slice
 from hudi_core.storage import Storage
 
 
@@ -22,14 +30,18 @@ class SliceReadRequest:
     """What to read from each slice.
 
     Attributes:
-        schema: the columns to produce (table types), including any a filter needs.
-        filters: row filters applied after merging.
+        schema: the columns to produce (table types), including those filters and merging need.
+        filters: row filters, applied after merging.
         read_optimized: read base files only, ignoring log files.
+        merge: how log records merge with base rows (Merge-on-Read tables).
+        visibility: which log blocks the query sees (Merge-on-Read tables).
     """
 
     schema: pa.Schema
     filters: Sequence[Filter] = ()
     read_optimized: bool = False
+    merge: MergeSpec | None = None
+    visibility: BlockVisibility | None = None
 
 
 class FileGroupReader:
@@ -40,13 +52,26 @@ class FileGroupReader:
 
     def read(self, file_slice: FileSlice, request: SliceReadRequest) -> pa.Table:
         """The rows of `file_slice` matching the request's filters, in the request's schema."""
-        if file_slice.has_logs and not request.read_optimized:
-            raise UnsupportedFeatureError(
-                f"file slice {file_slice.partition_path}/{file_slice.file_id} has log files; "
-                "merge-on-read snapshot reads are not implemented yet"
-            )
-        if file_slice.base_file_path is None:
-            return request.schema.empty_table()
-        table = read_parquet(self._storage, file_slice.base_file_path, request.schema, request.filters).table
         expression = combined_expression(request.filters)
+        if file_slice.has_logs and not request.read_optimized:
+            table = self._merge(file_slice, request)
+        elif file_slice.base_file_path is None:
+            return request.schema.empty_table()
+        else:
+            table = read_parquet(self._storage, file_slice.base_file_path, request.schema, request.filters).table
         return table.filter(expression) if expression is not None else table
+
+    def _merge(self, file_slice: FileSlice, request: SliceReadRequest) -> pa.Table:
+        if request.merge is None or request.visibility is None:
+            raise ValueError("a Merge-on-Read slice read needs a merge spec and block visibility")
+        base = None
+        if file_slice.base_file_path is not None:
+            base = read_parquet(self._storage, file_slice.base_file_path, request.schema).table
+        chunks: list[LogChunk] = []
+        for block in scan_log_files(self._storage, file_slice.log_file_paths, request.visibility):
+            if block.block_type is BlockType.DELETE:
+                chunks.append(LogChunk(deletes=decode_delete_block(block)))
+            else:
+                partial = block.header.get(HeaderKey.IS_PARTIAL, "").lower() == "true"
+                chunks.append(LogChunk(data=decode_data_block(block), partial=partial))
+        return merge_slice(base, chunks, request.merge)

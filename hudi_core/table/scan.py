@@ -18,7 +18,7 @@ Query semantics (spec notes §1, features §2):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pyarrow as pa
 
@@ -27,8 +27,11 @@ from hudi_core.errors import SchemaError
 from hudi_core.expr import Filter, parse_filters
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import VisibleInstants, latest_file_slices
+from hudi_core.file_group.log_file.scanner import BlockVisibility
 from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest
-from hudi_core.schema.meta_fields import COMMIT_TIME
+from hudi_core.keygen import RecordKeySpec
+from hudi_core.merge.record_merger import MergeSpec
+from hudi_core.schema.meta_fields import COMMIT_TIME, IS_DELETED
 from hudi_core.schema.resolver import resolve_avro_schema, table_arrow_schema
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
@@ -87,6 +90,7 @@ class TableScanner:
         if not completed:
             return ScanPlan(schema, output, request, (), ())
         view = self._visible(completed, upper_bound=as_of)
+        request = self._with_merging(request, schema, view)
         pruner = PartitionPruner(self._config, schema)
         slices: list[FileSlice] = []
         for partition, entries in list_partitions(self._storage).items():
@@ -123,6 +127,7 @@ class TableScanner:
             return ScanPlan(schema, output, request, (), ())
         touched = self._follow_clustering(self._touched_file_groups(selected), as_of_end, start)
         view = self._visible(as_of_end, upper_bound=end)
+        request = self._with_merging(request, schema, view)
         pruner = PartitionPruner(self._config, schema)
         slices: list[FileSlice] = []
         for partition in sorted({p for p, _ in touched}):
@@ -175,6 +180,29 @@ class TableScanner:
             replaced=frozenset(replaced),
             upper_bound=upper_bound,
         )
+
+    def _with_merging(self, request: SliceReadRequest, schema: pa.Schema, view: VisibleInstants) -> SliceReadRequest:
+        """Adds what Merge-on-Read slices need: merge columns, the merge spec, block visibility."""
+        config = self._config
+        if not config.is_mor or request.read_optimized:
+            return request
+        keys = RecordKeySpec(
+            fields=tuple(config.record_key_fields),
+            key_generator=config.key_generator_type,
+            from_meta_field=config.populate_meta_fields,
+            field_prefixed_single=config.version >= 9,
+        )
+        ordering = config.ordering_fields[0] if config.ordering_fields else None
+        needed = set(request.schema.names) | set(keys.source_columns) | {ordering, IS_DELETED}
+        read_schema = pa.schema([f for f in schema if f.name in needed])
+        instants = self._timeline.instants()
+        visibility = BlockVisibility(
+            visible=view.visible,
+            timeline_start=instants[0].requested_time if instants else None,
+            upper_bound=view.upper_bound,
+        )
+        merge = MergeSpec(config.record_merge_mode, ordering, read_schema, keys)
+        return replace(request, schema=read_schema, merge=merge, visibility=visibility)
 
     def _request(
         self,

@@ -93,7 +93,7 @@ def read_parquet(
             table = parquet_file.schema_arrow.empty_table().select(present)
         else:
             try:
-                table = parquet_file.read_row_groups(selected, columns=present, use_threads=False)
+                table = parquet_file.read_row_groups(selected, columns=present)
             except (pa.ArrowInvalid, OSError) as e:
                 raise FileFormatError(f"{storage.full_path(path)}: cannot read Parquet data: {e}") from e
             chunk_bytes = sum(

@@ -1,0 +1,1 @@
+"""Hudi log files: framing, blocks, scanning (spec notes §4)."""
