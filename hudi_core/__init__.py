@@ -1,6 +1,7 @@
 """hudi_core: a Python implementation of the Apache Hudi table format.
 
-Reads tables of versions 6, 8 and 9 (Copy-on-Write and Merge-on-Read) into Arrow. Never imports
+Reads tables of versions 6, 8 and 9 (Copy-on-Write and Merge-on-Read) into Arrow and writes tables
+of version 8 that Apache Hudi and hudi-rs read. Never imports
 Dagster or PySpark at import time; the Spark engine lives in `hudi_core.spark`.
 """
 
@@ -15,7 +16,9 @@ from hudi_core.errors import (
     HudiStorageError,
     IncrementalRangeUnavailableError,
     InstantNotFoundError,
+    InvalidKeyError,
     SchemaError,
+    TableExistsError,
     TableNotFoundError,
     TimelineError,
     UnsupportedFeatureError,
@@ -23,8 +26,10 @@ from hudi_core.errors import (
     WriteConflictError,
 )
 from hudi_core.file_group import FileSlice
-from hudi_core.table import HudiTable
+from hudi_core.table import HudiTable, write_hudi
 from hudi_core.timeline.instant import Action, Instant, State
+from hudi_core.write.client import WriteResult
+from hudi_core.write.operation import WriteOperation
 
 __all__ = [
     "Action",
@@ -41,11 +46,16 @@ __all__ = [
     "IncrementalRangeUnavailableError",
     "Instant",
     "InstantNotFoundError",
+    "InvalidKeyError",
     "SchemaError",
     "State",
+    "TableExistsError",
     "TableNotFoundError",
     "TimelineError",
     "UnsupportedFeatureError",
     "UnsupportedTableVersionError",
     "WriteConflictError",
+    "WriteOperation",
+    "WriteResult",
+    "write_hudi",
 ]

@@ -77,3 +77,11 @@ class MetadataTableError(HudiError):
 
 class FilterError(HudiError, ValueError):
     """A read filter names an unknown column or operator, or a value that does not fit the column."""
+
+
+class InvalidKeyError(HudiError, ValueError):
+    """A record key field is missing from the data, or a record's key is null or empty."""
+
+
+class TableExistsError(HudiError):
+    """A table is being created where one already exists."""

@@ -131,6 +131,8 @@ def validate_options(options: Mapping[str, str]) -> None:
             hint = f"; did you mean {close[0]}?" if close else ""
             raise HudiConfigError(f"unknown option {key}{hint}")
         if spec.status is OptionStatus.UNSUPPORTED:
+            if spec.default is not None and str(spec.default).strip().lower() == raw.strip().lower():
+                continue  # Hudi's own default: the behaviour this build has anyway
             raise HudiConfigError(f"option {key} is not supported by hudi_core: {spec.doc}")
         if spec.status is OptionStatus.IGNORED:
             _warn_once(key, f"option {key} is accepted and ignored: {spec.doc}")
@@ -173,11 +175,18 @@ class HudiConfigs:
     def get(self, spec: ConfigOption[T]) -> T | None: ...
 
     def get(self, spec: ConfigOption[T], default: T | None = None) -> T | None:
-        """The typed value of `spec`, else `default`, else the option's own default."""
+        """The typed value of `spec`, else the option's own default, else `default`."""
         raw = self.raw_value(spec)
         if raw is not None:
             return spec.parse(raw)
-        return default if default is not None else spec.default
+        return spec.default if spec.default is not None else default
+
+    def value(self, spec: ConfigOption[T]) -> T:
+        """The typed value of an option that has a default (the value set, else the default)."""
+        result = self.get(spec)
+        if result is None:
+            raise HudiConfigError(f"option {spec.key} has no value and no default")
+        return result
 
     def require(self, spec: ConfigOption[T], where: str) -> T:
         """The typed value of `spec`; raises HudiConfigError naming `where` when it is absent."""
@@ -223,5 +232,9 @@ def enum_parser(enum_type: type[E]) -> Callable[[str], E]:
     return parse
 
 
-# The family modules register their options on import; they need the names above.
-from hudi_core.config import metadata, read, table  # noqa: E402, F401
+# The family modules register their options on import (they need the names above); the catalog
+# then registers every other Hudi 1.0.2 key as ignored or unsupported.
+from hudi_core.config import metadata, read, table, write  # noqa: E402, F401
+from hudi_core.config.catalog import register_catalog  # noqa: E402
+
+register_catalog()

@@ -56,8 +56,8 @@ class HudiReadConfig:
         "hoodie.datasource.read.incr.fallback.fulltablescan.enable",
         parse_bool,
         False,
-        "When instants of an incremental window were archived or cleaned, scan the table instead of failing "
-        "(Hudi 1.0.2 default false).",
+        "When instants of an incremental window were archived or cleaned, scan the table instead of failing. "
+        "Default false: fail fast rather than silently scan the whole table (Hudi 1.1 defaults to true).",
     )
     EXTRACT_PARTITION_VALUES_FROM_PATH = option(
         "hoodie.datasource.read.extract.partition.values.from.path",

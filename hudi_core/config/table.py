@@ -30,7 +30,7 @@ class TableType(enum.Enum):
     MERGE_ON_READ = "MERGE_ON_READ"
 
 
-def _parse_table_type(raw: str) -> TableType:
+def parse_table_type(raw: str) -> TableType:
     value = raw.strip().upper()
     aliases = {"COW": TableType.COPY_ON_WRITE, "MOR": TableType.MERGE_ON_READ}
     return aliases.get(value) or enum_parser(TableType)(value)
@@ -126,7 +126,7 @@ class HudiTableConfig:
     """Options persisted in hoodie.properties."""
 
     NAME = option("hoodie.table.name", parse_str, None, "Table name; required.")
-    TYPE = option("hoodie.table.type", _parse_table_type, TableType.COPY_ON_WRITE, "COPY_ON_WRITE or MERGE_ON_READ.")
+    TYPE = option("hoodie.table.type", parse_table_type, TableType.COPY_ON_WRITE, "COPY_ON_WRITE or MERGE_ON_READ.")
     VERSION = option("hoodie.table.version", parse_int, None, "On-disk table version: 6 (0.14/0.15), 8 (1.0), 9 (1.1).")
     INITIAL_VERSION = option("hoodie.table.initial.version", parse_int, None, "Version the table was created with.")
     TIMELINE_LAYOUT_VERSION = option(
@@ -296,11 +296,11 @@ class TableConfig:
             raise UnsupportedTableVersionError(
                 f"{where}: table version {version} needs timeline layout {expected_layout}, found {layout}"
             )
-        base_format = cfg.get(T.BASE_FILE_FORMAT, BaseFileFormat.PARQUET)
+        base_format = cfg.value(T.BASE_FILE_FORMAT)
         if base_format in (BaseFileFormat.LANCE, BaseFileFormat.ORC):
             raise UnsupportedFeatureError(f"{where}: {base_format.value} base files are not supported")
 
-        partition_entries = [p.strip() for p in cfg.get(T.PARTITION_FIELDS, "").split(",") if p.strip()]
+        partition_entries = [p.strip() for p in cfg.value(T.PARTITION_FIELDS).split(",") if p.strip()]
         partition_fields = [p.split(":", 1)[0] for p in partition_entries]
         partition_types = {p.split(":", 1)[0]: p.split(":", 1)[1].upper() for p in partition_entries if ":" in p}
 
@@ -310,14 +310,14 @@ class TableConfig:
             ordering = [f.strip() for f in precombine.split(",") if f.strip()]
 
         keygen = cfg.get(T.KEY_GENERATOR_TYPE) or cfg.get(T.KEY_GENERATOR_CLASS)
-        record_keys = cfg.get(T.RECORD_KEY_FIELDS, [])
+        record_keys = cfg.value(T.RECORD_KEY_FIELDS)
         if keygen is None:
             keygen = infer_key_generator_type(record_keys, partition_fields, partition_types)
 
         payload = cfg.get(T.PAYLOAD_CLASS) or cfg.get(T.LEGACY_PAYLOAD_CLASS)
         merge_mode = cfg.get(T.RECORD_MERGE_MODE) or infer_merge_mode(payload, ordering, version)
 
-        if cfg.get(T.DROP_PARTITION_COLUMNS, False):
+        if cfg.value(T.DROP_PARTITION_COLUMNS):
             raise UnsupportedFeatureError(
                 f"{where}: hoodie.datasource.write.drop.partition.columns=true is not supported"
             )
@@ -331,21 +331,21 @@ class TableConfig:
             partition_field_types=partition_types,
             ordering_fields=ordering,
             key_generator_type=keygen,
-            hive_style_partitioning=cfg.get(T.HIVE_STYLE_PARTITIONING, False),
-            partition_path_urlencode=cfg.get(T.PARTITION_PATH_URLENCODE, False),
-            populate_meta_fields=cfg.get(T.POPULATE_META_FIELDS, True),
+            hive_style_partitioning=cfg.value(T.HIVE_STYLE_PARTITIONING),
+            partition_path_urlencode=cfg.value(T.PARTITION_PATH_URLENCODE),
+            populate_meta_fields=cfg.value(T.POPULATE_META_FIELDS),
             base_file_format=base_format,
             drop_partition_columns=False,
             record_merge_mode=merge_mode,
             payload_class=payload,
             create_schema=cfg.get(T.CREATE_SCHEMA),
-            timeline_path=cfg.get(T.TIMELINE_PATH, "timeline"),
-            timeline_history_path=cfg.get(T.TIMELINE_HISTORY_PATH, "history"),
-            archivelog_folder=cfg.get(T.ARCHIVELOG_FOLDER, "archived"),
-            timeline_timezone=cfg.get(T.TIMELINE_TIMEZONE, "LOCAL"),
-            metadata_partitions=cfg.get(T.METADATA_PARTITIONS, []),
-            cdc_enabled=cfg.get(T.CDC_ENABLED, False),
-            cdc_logging_mode=cfg.get(T.CDC_LOGGING_MODE, CdcLoggingMode.DATA_BEFORE_AFTER),
+            timeline_path=cfg.value(T.TIMELINE_PATH),
+            timeline_history_path=cfg.value(T.TIMELINE_HISTORY_PATH),
+            archivelog_folder=cfg.value(T.ARCHIVELOG_FOLDER),
+            timeline_timezone=cfg.value(T.TIMELINE_TIMEZONE),
+            metadata_partitions=cfg.value(T.METADATA_PARTITIONS),
+            cdc_enabled=cfg.value(T.CDC_ENABLED),
+            cdc_logging_mode=cfg.value(T.CDC_LOGGING_MODE),
             database_name=cfg.get(T.DATABASE_NAME),
             raw=dict(props),
         )

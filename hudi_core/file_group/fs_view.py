@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.naming import LogFileName, parse_base_file_name, parse_log_file_name
 from hudi_core.storage import FileEntry
+from hudi_core.timeline import Timeline
+from hudi_core.timeline.instant import Action, Instant
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,23 @@ class VisibleInstants:
     completion_times: Mapping[str, str]
     replaced: frozenset[tuple[str, str]]
     upper_bound: str | None
+
+
+def visible_instants(timeline: Timeline, instants: Iterable[Instant], upper_bound: str | None) -> VisibleInstants:
+    """What a query that sees exactly `instants` (completed data instants) sees of the file system."""
+    instants = list(instants)
+    replaced: set[tuple[str, str]] = set()
+    for instant in instants:
+        if instant.action is Action.REPLACE_COMMIT:
+            metadata = timeline.commit_metadata(instant)
+            replaced |= {(p, f) for p, ids in metadata.partition_to_replace_file_ids.items() for f in ids}
+    return VisibleInstants(
+        layout_version=timeline.layout_version,
+        visible=frozenset(i.requested_time for i in instants),
+        completion_times={i.requested_time: i.completion_time for i in instants if i.completion_time},
+        replaced=frozenset(replaced),
+        upper_bound=upper_bound,
+    )
 
 
 def latest_file_slices(partition_path: str, entries: Iterable[FileEntry], view: VisibleInstants) -> list[FileSlice]:

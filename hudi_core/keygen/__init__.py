@@ -1,32 +1,37 @@
-"""Key generators: the record key (and partition path) of each row (spec notes §7).
+"""Key generators: the record key and partition path of each row (spec notes §7).
 
-* simple: the single key field's value as a string;
-* complex: `f1:v1,f2:v2`, with `__null__` / `__empty__` for null / empty values; a single-field
-  complex key is the bare value on table v8 (Hudi 1.0.2) and `f:v` on v9;
-* non-partitioned and timestamp-based generators derive keys like simple/complex ones.
+* record keys: simple = the single key field's value; complex = `f1:v1,f2:v2` with `__null__` /
+  `__empty__` for null / empty parts. A single-field complex key is the bare value on table v8
+  (Hudi 1.0.2) and `f:v` on v9 (HUDI-7001).
+* partition paths: field values joined by `/`, `field=value` when Hive style, null or empty as
+  `__HIVE_DEFAULT_PARTITION__`, optionally URL-encoded; timestamp-based generators format a time;
+  the custom generator mixes simple and timestamp fields; non-partitioned tables use "".
 
-Keys are computed column-wise with Arrow compute.
+Keys and paths are computed column-wise with Arrow compute.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.config.table import KeyGeneratorType
-from hudi_core.errors import SchemaError
+from hudi_core.config.table import KeyGeneratorType, TableConfig
+from hudi_core.errors import InvalidKeyError, SchemaError
+from hudi_core.keygen.partition_path import segments, value_strings
+from hudi_core.keygen.timestamp import TimestampPartitionFormat
 from hudi_core.schema.meta_fields import RECORD_KEY
 
 NULL_KEY_PART = "__null__"
 EMPTY_KEY_PART = "__empty__"
 
 
-def _as_string(column: pa.ChunkedArray | pa.Array, name: str) -> pa.ChunkedArray | pa.Array:
+def _as_string(column: Any, name: str) -> Any:
     try:
-        return pc.cast(column, pa.string())
+        return value_strings(column, name)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
         raise SchemaError(f"record key field {name!r} of type {column.type} has no string form") from e
 
@@ -34,17 +39,10 @@ def _as_string(column: pa.ChunkedArray | pa.Array, name: str) -> pa.ChunkedArray
 def record_keys(
     table: pa.Table, fields: Sequence[str], key_generator: KeyGeneratorType, field_prefixed_single: bool
 ) -> pa.ChunkedArray | pa.Array:
-    """The record key of every row of `table`.
-
-    Args:
-        table: rows holding the key fields.
-        fields: the record key fields.
-        key_generator: the table's key generator type.
-        field_prefixed_single: whether a single-field complex key is written `f:v` (v9) or bare (v8).
-    """
+    """The record key of every row of `table` (null where a simple key is null)."""
     missing = [f for f in fields if f not in table.column_names]
     if missing:
-        raise SchemaError(f"record key field(s) {missing} missing from the data")
+        raise InvalidKeyError(f"record key field(s) {missing} missing from the data")
     prefixed = len(fields) > 1 or (key_generator is KeyGeneratorType.COMPLEX and field_prefixed_single)
     if not prefixed:
         return _as_string(table.column(fields[0]), fields[0])
@@ -58,7 +56,7 @@ def record_keys(
 
 @dataclass(frozen=True)
 class RecordKeySpec:
-    """Where a table's record keys come from.
+    """Where a table's record keys come from when reading.
 
     Attributes:
         fields: the record key fields.
@@ -82,3 +80,94 @@ class RecordKeySpec:
         if self.from_meta_field and RECORD_KEY in table.column_names:
             return table.column(RECORD_KEY)
         return record_keys(table, self.fields, self.key_generator, self.field_prefixed_single)
+
+
+@dataclass(frozen=True)
+class KeyGenerator:
+    """The key generator of one table, as its hoodie.properties persist it."""
+
+    record_key_fields: tuple[str, ...]
+    partition_fields: tuple[str, ...]
+    generator: KeyGeneratorType
+    hive_style: bool
+    url_encode: bool
+    field_prefixed_single: bool
+    partition_field_types: dict[str, str] = field(default_factory=dict)
+    timestamp_format: TimestampPartitionFormat | None = None
+
+    @classmethod
+    def from_table_config(cls, config: TableConfig) -> KeyGenerator:
+        uses_time = config.key_generator_type is KeyGeneratorType.TIMESTAMP or "TIMESTAMP" in set(
+            config.partition_field_types.values()
+        )
+        return cls(
+            record_key_fields=tuple(config.record_key_fields),
+            partition_fields=tuple(config.partition_fields),
+            generator=config.key_generator_type,
+            hive_style=config.hive_style_partitioning,
+            url_encode=config.partition_path_urlencode,
+            field_prefixed_single=config.version >= 9,
+            partition_field_types=dict(config.partition_field_types),
+            timestamp_format=TimestampPartitionFormat.from_options(config.timestamp_keygen_options)
+            if uses_time
+            else None,
+        )
+
+    @property
+    def key_spec(self) -> RecordKeySpec:
+        return self.key_spec_for(populate_meta_fields=True)
+
+    def key_spec_for(self, populate_meta_fields: bool) -> RecordKeySpec:
+        """Where stored keys are: `_hoodie_record_key`, or recomputed from the key fields."""
+        return RecordKeySpec(self.record_key_fields, self.generator, populate_meta_fields, self.field_prefixed_single)
+
+    @property
+    def is_partitioned(self) -> bool:
+        return self.generator is not KeyGeneratorType.NON_PARTITION and bool(self.partition_fields)
+
+    def record_keys(self, table: pa.Table) -> pa.ChunkedArray | pa.Array:
+        """Validated record keys: a null or empty key is an InvalidKeyError naming the field."""
+        keys = record_keys(table, self.record_key_fields, self.generator, self.field_prefixed_single)
+        if len(self.record_key_fields) == 1:
+            bad = pc.sum(pc.fill_null(pc.equal(keys, ""), True)).as_py() or 0
+            if bad:
+                raise InvalidKeyError(
+                    f"{bad} record(s) have a null or empty record key field {self.record_key_fields[0]!r}"
+                )
+        else:
+            every_missing = None
+            for name in self.record_key_fields:
+                column = table.column(name)
+                missing = pc.is_null(column)
+                if pa.types.is_string(column.type):
+                    missing = pc.fill_null(pc.equal(column, ""), True)
+                every_missing = missing if every_missing is None else pc.and_(every_missing, missing)
+            bad = pc.sum(every_missing).as_py() or 0
+            if bad:
+                raise InvalidKeyError(
+                    f"{bad} record(s) have every record key field {list(self.record_key_fields)} null or empty"
+                )
+        return keys
+
+    def partition_paths(self, table: pa.Table) -> pa.ChunkedArray | pa.Array:
+        """The partition path of every row ("" for non-partitioned tables)."""
+        if not self.is_partitioned:
+            return pa.repeat(pa.scalar("", pa.string()), table.num_rows)
+        missing = [f for f in self.partition_fields if f not in table.column_names]
+        if missing:
+            raise SchemaError(f"partition field(s) {missing} missing from the data")
+        parts = []
+        for name in self.partition_fields:
+            column = table.column(name)
+            kind = (
+                "TIMESTAMP"
+                if self.generator is KeyGeneratorType.TIMESTAMP
+                else self.partition_field_types.get(name, "SIMPLE")
+            )
+            if kind == "TIMESTAMP":
+                assert self.timestamp_format is not None
+                text = self.timestamp_format.format(column, name)
+            else:
+                text = value_strings(column, name)
+            parts.append(segments(text, name, self.hive_style, self.url_encode))
+        return parts[0] if len(parts) == 1 else pc.binary_join_element_wise(*parts, "/")

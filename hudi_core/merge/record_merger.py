@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 from hudi_core.config.table import RecordMergeMode
 from hudi_core.file_group.log_file.blocks import DeleteRecords
 from hudi_core.keygen import RecordKeySpec
+from hudi_core.merge.dedup import last_per_key
 from hudi_core.schema.conform import conform_array, conform_table
 from hudi_core.schema.meta_fields import IS_DELETED
 
@@ -199,19 +200,11 @@ def _resolve(rows: pa.Table, spec: MergeSpec) -> pa.Table:
     cut_for_row = pc.take(cuts.column("cut_max"), pc.index_in(rows.column(KEY), value_set=cuts.column(KEY)))
     alive = pc.fill_null(pc.greater_equal(rows.column(SEQ), cut_for_row), True)
     rows = rows.filter(alive)
-    sort_keys = [(KEY, "ascending", "at_start")]
     if spec.by_event_time:
         # Unconditional deletes lose to anything written after them.
         rank = pc.if_else(rows.column(UNORDERED_DELETE), pa.scalar(None, spec.order_type), rows.column(ORDER))
-        rows = rows.append_column("__rank", rank)
-        sort_keys.append(("__rank", "ascending", "at_start"))
-    sort_keys.append((SEQ, "ascending", "at_start"))
-    ordered = rows.take(pc.sort_indices(rows, sort_keys=sort_keys))
-    keys = ordered.column(KEY).combine_chunks()
-    # Sorted by key, the last row of each key group is its winner.
-    is_last = pc.fill_null(pc.not_equal(keys.slice(0, len(keys) - 1), keys.slice(1)), True)
-    winners = ordered.filter(pa.concat_arrays([is_last, pa.array([True])]))
-    return winners.drop_columns(["__rank"]) if spec.by_event_time else winners
+        return last_per_key(rows.append_column("__rank", rank), KEY, "__rank").drop_columns(["__rank"])
+    return last_per_key(rows, KEY, SEQ)
 
 
 def _newer_wins(older: pa.Table, newer: pa.Table, spec: MergeSpec) -> pa.ChunkedArray | pa.Array:

@@ -3,12 +3,19 @@
 A Storage is rooted at a table's base path and addresses files by paths relative to it
 ("" is the base path itself, "city=sf/x.parquet" a data file). It wraps a
 `pyarrow.fs.FileSystem`, chosen from the URI scheme (plain paths and `file://` are local).
+
+Publishing must be atomic: :meth:`Storage.create_exclusive` creates a file only if it does not
+exist (O_EXCL locally), and :meth:`Storage.write_atomic` replaces a file by writing a temporary
+sibling and renaming it, so readers never see a partial file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import posixpath
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -101,3 +108,91 @@ class Storage:
             raise HudiStorageError(f"file not found: {self.full_path(relative)}") from e
         except (OSError, pa.ArrowException) as e:
             raise HudiStorageError(f"cannot open {self.full_path(relative)}: {e}") from e
+
+    # ---- writing -------------------------------------------------------------------------------
+
+    @property
+    def is_local(self) -> bool:
+        return isinstance(self.fs, pafs.LocalFileSystem)
+
+    def makedirs(self, relative: str) -> None:
+        try:
+            self.fs.create_dir(self.full_path(relative), recursive=True)
+        except (OSError, pa.ArrowException) as e:
+            raise HudiStorageError(f"cannot create directory {self.full_path(relative)}: {e}") from e
+
+    def open_output(self, relative: str) -> pa.NativeFile:
+        """A new output stream at `relative` (parents created), replacing any existing file."""
+        parent = posixpath.dirname(relative)
+        if parent:
+            self.makedirs(parent)
+        try:
+            return self.fs.open_output_stream(self.full_path(relative))
+        except (OSError, pa.ArrowException) as e:
+            raise HudiStorageError(f"cannot write {self.full_path(relative)}: {e}") from e
+
+    def write_bytes(self, relative: str, data: bytes) -> None:
+        """Writes a whole file (not atomically: for files no reader trusts before publication)."""
+        with self.open_output(relative) as stream:
+            stream.write(data)
+
+    def write_atomic(self, relative: str, data: bytes) -> None:
+        """Replaces `relative` with `data` so that readers see the old or the new file, never a part."""
+        temporary = f"{relative}.{uuid.uuid4().hex}.tmp"
+        self.write_bytes(temporary, data)
+        self.rename(temporary, relative)
+
+    def create_exclusive(self, relative: str, data: bytes) -> bool:
+        """Creates `relative` holding `data` unless it exists; returns whether this call created it.
+
+        Locally a fully written temporary file is hard-linked to the name: link() fails if the name
+        exists, so creation is exclusive and readers never see a partial file.
+        """
+        if not self.is_local:
+            raise HudiStorageError(f"create-if-absent is not available on {type(self.fs).__name__} yet")
+        path = self.full_path(relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        temporary = f"{path}.{uuid.uuid4().hex}.tmp"
+        try:
+            with open(temporary, "wb") as f:
+                f.write(data)
+            os.link(temporary, path)
+        except FileExistsError:
+            return False
+        except OSError as e:
+            raise HudiStorageError(f"cannot create {path}: {e}") from e
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+        return True
+
+    def rename(self, source: str, target: str) -> None:
+        try:
+            self.fs.move(self.full_path(source), self.full_path(target))
+        except (OSError, pa.ArrowException) as e:
+            raise HudiStorageError(f"cannot rename {self.full_path(source)} to {self.full_path(target)}: {e}") from e
+
+    def delete(self, relative: str, missing_ok: bool = True) -> None:
+        try:
+            self.fs.delete_file(self.full_path(relative))
+        except FileNotFoundError:
+            if not missing_ok:
+                raise HudiStorageError(f"file not found: {self.full_path(relative)}") from None
+        except OSError as e:
+            if e.errno == errno.ENOENT and missing_ok:
+                return
+            raise HudiStorageError(f"cannot delete {self.full_path(relative)}: {e}") from e
+
+    def delete_dir(self, relative: str) -> None:
+        try:
+            self.fs.delete_dir(self.full_path(relative))
+        except FileNotFoundError:
+            return
+        except (OSError, pa.ArrowException) as e:
+            raise HudiStorageError(f"cannot delete {self.full_path(relative)}: {e}") from e
+
+    def size(self, relative: str) -> int:
+        info = self.fs.get_file_info(self.full_path(relative))
+        if info.type == pafs.FileType.NotFound:
+            raise HudiStorageError(f"file not found: {self.full_path(relative)}")
+        return int(info.size or 0)

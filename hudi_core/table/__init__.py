@@ -14,72 +14,33 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, MutableMapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
 from hudi_core.config import HudiConfigs, validate_options
-from hudi_core.config.properties import parse_properties, table_checksum
 from hudi_core.config.read import HudiReadConfig, IncrementalFormat, QueryType
-from hudi_core.config.table import TableConfig
+from hudi_core.config.table import HudiTableConfig, TableConfig
+from hudi_core.config.write import HudiWriteConfig
 from hudi_core.engine.arrow import plan_batch_reader, read_plan
-from hudi_core.errors import (
-    FileFormatError,
-    HudiConfigError,
-    HudiStorageError,
-    TableNotFoundError,
-    UnsupportedFeatureError,
-)
+from hudi_core.errors import HudiConfigError, TableExistsError, UnsupportedFeatureError
 from hudi_core.file_group import FileSlice
+from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.storage import Storage
+from hudi_core.table.create import table_definition, write_new_table
 from hudi_core.table.scan import ScanPlan, TableScanner
+from hudi_core.table.state import PROPERTIES_FILE, TableState, load_table_config, load_table_state
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import CommitMetadata
-from hudi_core.timeline.instant import normalize_instant_time
-
-METAFOLDER = ".hoodie"
-PROPERTIES_FILE = ".hoodie/hoodie.properties"
-PROPERTIES_BACKUP_FILE = ".hoodie/hoodie.properties.backup"
+from hudi_core.timeline.instant import Instant, normalize_instant_time
+from hudi_core.write.client import WriteClient, WriteResult
+from hudi_core.write.operation import WriteOperation
+from hudi_core.write.prepare import to_arrow
 
 Filters = Sequence[Sequence[Any]] | None
-
-
-@dataclass(frozen=True)
-class TableState:
-    """One consistent look at a table: its config and timeline, loaded together."""
-
-    config: TableConfig
-    timeline: Timeline
-
-
-def load_table_config(storage: Storage) -> TableConfig:
-    """Reads and validates hoodie.properties (falling back to the backup Hudi leaves mid-update)."""
-    where = storage.full_path(PROPERTIES_FILE)
-    try:
-        data = storage.read_bytes(PROPERTIES_FILE)
-    except HudiStorageError:
-        if storage.exists(PROPERTIES_BACKUP_FILE):
-            data = storage.read_bytes(PROPERTIES_BACKUP_FILE)
-        elif storage.exists(METAFOLDER) or storage.exists(""):
-            raise TableNotFoundError(f"no Hudi table at {storage.base_uri}: {where} does not exist") from None
-        else:
-            raise TableNotFoundError(f"no Hudi table at {storage.base_uri}: the path does not exist") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise FileFormatError(f"{where}: not UTF-8 text: {e}") from e
-    props = parse_properties(text, where)
-    config = TableConfig.from_properties(props, where)
-    stored = props.get("hoodie.table.checksum")
-    if stored is not None:
-        expected = table_checksum(config.database_name, config.name)
-        if stored.strip() != str(expected):
-            raise HudiConfigError(
-                f"{where}: hoodie.table.checksum {stored} does not match table name (expected {expected})"
-            )
-    return config
+_READ_OPTION_KEYS = frozenset(option.key for name, option in vars(HudiReadConfig).items() if not name.startswith("_"))
 
 
 class HudiTable:
@@ -98,6 +59,8 @@ class HudiTable:
     def __init__(self, path: str, options: Mapping[str, str] | None = None) -> None:
         self._options = dict(options or {})
         validate_options(self._options)
+        # Read options are applied to reads; write options to writes; a key may be either.
+        self._write_options = {k: v for k, v in self._options.items() if k not in _READ_OPTION_KEYS}
         self._storage = Storage(path)
         self._metadata_cache: MutableMapping[str, CommitMetadata] = {}
         load_table_config(self._storage)
@@ -131,11 +94,8 @@ class HudiTable:
         return self._scanner(self.state()).snapshot(None, None).table_schema
 
     def state(self) -> TableState:
-        config = load_table_config(self._storage)
-        layout = config.timeline_layout_version
-        timeline_dir = f"{METAFOLDER}/{config.timeline_path}" if layout >= 2 else METAFOLDER
-        timeline = Timeline.load(self._storage, timeline_dir, config.timeline_layout_version, self._metadata_cache)
-        return TableState(config, timeline)
+        """The current config and timeline."""
+        return load_table_state(self._storage, self._metadata_cache)
 
     def file_slices(self, as_of: str | None = None) -> list[FileSlice]:
         """The latest file slice of every file group (as of `as_of`, if given)."""
@@ -209,7 +169,7 @@ class HudiTable:
         read_options = dict(options or {})
         validate_options(read_options)
         configs = HudiConfigs(self._options, read_options)
-        query_type = configs.get(HudiReadConfig.QUERY_TYPE, QueryType.SNAPSHOT)
+        query_type = configs.value(HudiReadConfig.QUERY_TYPE)
         if query_type is QueryType.INCREMENTAL:
             if as_of is not None or configs.contains(HudiReadConfig.AS_OF_INSTANT):
                 raise HudiConfigError("an incremental query cannot also time travel (as.of.instant)")
@@ -242,3 +202,170 @@ class HudiTable:
 
     def _scanner(self, state: TableState) -> TableScanner:
         return TableScanner(self._storage, state.config, state.timeline)
+
+    # ---- creating -----------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        path: str,
+        schema: pa.Schema,
+        table_name: str,
+        record_key_fields: Sequence[str],
+        partition_fields: Sequence[str] | None = None,
+        ordering_fields: Sequence[str] | None = None,
+        table_type: str = "COPY_ON_WRITE",
+        options: Mapping[str, str] | None = None,
+    ) -> HudiTable:
+        """Creates a version-8 table and returns it.
+
+        Args:
+            path: where the table goes (its base path).
+            schema: the data columns (Arrow); meta columns are added by Hudi.
+            table_name: `hoodie.table.name`.
+            record_key_fields: record key field(s).
+            partition_fields: partition field(s); `field:simple|timestamp` selects the custom key generator.
+            ordering_fields: at most one ordering (precombine) field on table version 8.
+            table_type: COPY_ON_WRITE or MERGE_ON_READ.
+            options: other `hoodie.*` table options (key generator, Hive-style paths, URL encoding,
+                merge mode, timestamp key generator settings, ...).
+
+        Raises:
+            TableExistsError: a table already exists at `path`.
+            HudiConfigError / SchemaError: the definition is invalid.
+        """
+        definition = table_definition(
+            schema, table_name, record_key_fields, partition_fields, ordering_fields, table_type, options or {}
+        )
+        storage = Storage(path)
+        write_new_table(storage, definition)
+        return cls(path)
+
+    # ---- writing ------------------------------------------------------------------------------
+
+    def _write(
+        self,
+        operation: WriteOperation,
+        data: Any,
+        options: Mapping[str, str] | None,
+        checkpoint: str | None,
+        checkpoint_identifier: str | None,
+        partitions: Sequence[str] | None = None,
+    ) -> WriteResult:
+        client = WriteClient(self._storage, {**self._write_options, **(options or {})})
+        return client.write(operation, data, partitions, checkpoint, checkpoint_identifier)
+
+    def upsert(
+        self,
+        data: Any,
+        options: Mapping[str, str] | None = None,
+        checkpoint: str | None = None,
+        checkpoint_identifier: str | None = None,
+    ) -> WriteResult:
+        """Inserts new records and updates stored ones (by record key), de-duplicating the batch first."""
+        return self._write(WriteOperation.UPSERT, data, options, checkpoint, checkpoint_identifier)
+
+    def insert(
+        self,
+        data: Any,
+        options: Mapping[str, str] | None = None,
+        checkpoint: str | None = None,
+        checkpoint_identifier: str | None = None,
+    ) -> WriteResult:
+        """Inserts records without looking up stored keys (`hoodie.datasource.insert.dup.policy` applies)."""
+        return self._write(WriteOperation.INSERT, data, options, checkpoint, checkpoint_identifier)
+
+    def bulk_insert(
+        self,
+        data: Any,
+        options: Mapping[str, str] | None = None,
+        checkpoint: str | None = None,
+        checkpoint_identifier: str | None = None,
+    ) -> WriteResult:
+        """Writes records into new file groups only: fastest for initial loads."""
+        return self._write(WriteOperation.BULK_INSERT, data, options, checkpoint, checkpoint_identifier)
+
+    def delete(
+        self,
+        data: Any,
+        options: Mapping[str, str] | None = None,
+        checkpoint: str | None = None,
+        checkpoint_identifier: str | None = None,
+    ) -> WriteResult:
+        """Deletes the records whose keys `data` holds (key columns, and partition columns unless global)."""
+        return self._write(WriteOperation.DELETE, data, options, checkpoint, checkpoint_identifier)
+
+    def insert_overwrite(
+        self,
+        data: Any,
+        options: Mapping[str, str] | None = None,
+        checkpoint: str | None = None,
+        checkpoint_identifier: str | None = None,
+    ) -> WriteResult:
+        """Replaces every partition present in `data` with its rows (a replacecommit)."""
+        return self._write(WriteOperation.INSERT_OVERWRITE, data, options, checkpoint, checkpoint_identifier)
+
+    def insert_overwrite_table(
+        self,
+        data: Any,
+        options: Mapping[str, str] | None = None,
+        checkpoint: str | None = None,
+        checkpoint_identifier: str | None = None,
+    ) -> WriteResult:
+        """Replaces the whole table with `data` (a replacecommit)."""
+        return self._write(WriteOperation.INSERT_OVERWRITE_TABLE, data, options, checkpoint, checkpoint_identifier)
+
+    def delete_partitions(self, partitions: Sequence[str], options: Mapping[str, str] | None = None) -> WriteResult:
+        """Drops whole partitions (`*` wildcards allowed) with a replacecommit; files go at cleaning."""
+        return self._write(WriteOperation.DELETE_PARTITION, None, options, None, None, partitions)
+
+    def rollback(self, instant: str) -> Instant:
+        """Rolls back a failed write, or the latest completed write; returns the rollback instant."""
+        return WriteClient(self._storage, self._write_options).rollback(normalize_instant_time(instant))
+
+
+def write_hudi(
+    path: str,
+    data: Any,
+    options: Mapping[str, str],
+    checkpoint: str | None = None,
+    checkpoint_identifier: str | None = None,
+) -> WriteResult:
+    """Writes `data` with Hudi's Spark datasource options, creating the table on first write.
+
+    `hoodie.table.name` and `hoodie.datasource.write.recordkey.field` are required to create a
+    table; `hoodie.datasource.write.partitionpath.field`, `hoodie.datasource.write.precombine.field`,
+    `hoodie.datasource.write.table.type` and the key generator options shape it. Later writes honour
+    what the table persisted (a conflicting option is an error). The operation is
+    `hoodie.datasource.write.operation` (default upsert).
+    """
+    opts = dict(options)
+    validate_options(opts)
+    configs = HudiConfigs(opts)
+    operation = configs.value(HudiWriteConfig.OPERATION)
+    storage = Storage(path)
+    table_data = to_arrow(data) if data is not None else None
+    if not storage.exists(PROPERTIES_FILE):
+        name = configs.get(HudiTableConfig.NAME)
+        keys = configs.get(HudiWriteConfig.RECORD_KEY_FIELD)
+        if not name or not keys:
+            needed = f"{HudiTableConfig.NAME.key} and {HudiWriteConfig.RECORD_KEY_FIELD.key}"
+            raise HudiConfigError(f"creating a table at {path} needs {needed}")
+        if table_data is None:
+            raise HudiConfigError(f"creating a table at {path} needs data to take its schema from")
+        partition_option = configs.get(HudiWriteConfig.PARTITION_PATH_FIELD) or ""
+        precombine = configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
+        data_schema = without_meta_fields(table_data.schema)
+        with contextlib.suppress(TableExistsError):  # created concurrently: write into it
+            HudiTable.create(
+                path,
+                data_schema,
+                name,
+                keys,
+                [p.strip() for p in partition_option.split(",") if p.strip()],
+                [precombine] if precombine else None,
+                configs.value(HudiWriteConfig.TABLE_TYPE).value,
+                opts,
+            )
+    partitions = configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE)
+    return HudiTable(path)._write(operation, table_data, opts, checkpoint, checkpoint_identifier, partitions)

@@ -10,10 +10,14 @@ Partitions are never nested, so the walk stops descending once it finds one. Hid
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 
 from hudi_core import metrics
+from hudi_core.file_group import FileSlice
+from hudi_core.file_group.fs_view import latest_file_slices, visible_instants
 from hudi_core.file_group.naming import PARTITION_METAFILE_PREFIX
 from hudi_core.storage import FileEntry, Storage
+from hudi_core.timeline import Timeline
 
 
 def list_partitions(storage: Storage) -> dict[str, list[FileEntry]]:
@@ -33,3 +37,15 @@ def list_partitions(storage: Storage) -> dict[str, list[FileEntry]]:
             if e.is_dir and not e.name.startswith(".")
         )
     return dict(sorted(partitions.items()))
+
+
+def latest_slices(
+    storage: Storage, timeline: Timeline, partitions: Iterable[str] | None = None
+) -> dict[str, list[FileSlice]]:
+    """The latest file slice of every file group (of `partitions`, or of every partition) by partition."""
+    view = visible_instants(timeline, timeline.completed_data_instants(), None)
+    if partitions is None:
+        listed = list_partitions(storage)
+    else:
+        listed = {p: storage.list_dir(p) for p in sorted(set(partitions))}
+    return {partition: latest_file_slices(partition, entries, view) for partition, entries in listed.items()}

@@ -10,7 +10,6 @@ such columns are never applied to paths, only to rows.
 
 from __future__ import annotations
 
-import urllib.parse
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,9 +17,7 @@ import pyarrow as pa
 
 from hudi_core.config.table import KeyGeneratorType, TableConfig
 from hudi_core.expr import Filter
-
-HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
-_LEGACY_DEFAULT_PARTITION = "default"
+from hudi_core.keygen.partition_path import HIVE_DEFAULT_PARTITION, LEGACY_DEFAULT_PARTITION, unescape_path_name
 
 
 def _parse_exact(text: str, arrow_type: pa.DataType) -> Any:
@@ -75,8 +72,8 @@ class PartitionPruner:
             if name not in self._types:
                 continue
             if self._url_encoded:
-                text = urllib.parse.unquote(text)
-            if text in (HIVE_DEFAULT_PARTITION, _LEGACY_DEFAULT_PARTITION) or text == "":
+                text = unescape_path_name(text)
+            if text in (HIVE_DEFAULT_PARTITION, LEGACY_DEFAULT_PARTITION) or text == "":
                 result[name] = None
                 continue
             try:

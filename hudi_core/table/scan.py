@@ -26,7 +26,7 @@ from hudi_core.config.table import TableConfig
 from hudi_core.errors import SchemaError
 from hudi_core.expr import Filter, parse_filters
 from hudi_core.file_group import FileSlice
-from hudi_core.file_group.fs_view import VisibleInstants, latest_file_slices
+from hudi_core.file_group.fs_view import VisibleInstants, latest_file_slices, visible_instants
 from hudi_core.file_group.log_file.scanner import BlockVisibility
 from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest
 from hudi_core.keygen import RecordKeySpec
@@ -168,18 +168,7 @@ class TableScanner:
         return table_arrow_schema(resolve_avro_schema(self._timeline, self._config, instants), self._config.name)
 
     def _visible(self, instants: Sequence[Instant], upper_bound: str | None) -> VisibleInstants:
-        replaced: set[tuple[str, str]] = set()
-        for instant in instants:
-            if instant.action is Action.REPLACE_COMMIT:
-                metadata = self._timeline.commit_metadata(instant)
-                replaced |= {(p, f) for p, ids in metadata.partition_to_replace_file_ids.items() for f in ids}
-        return VisibleInstants(
-            layout_version=self._timeline.layout_version,
-            visible=frozenset(i.requested_time for i in instants),
-            completion_times={i.requested_time: i.completion_time for i in instants if i.completion_time},
-            replaced=frozenset(replaced),
-            upper_bound=upper_bound,
-        )
+        return visible_instants(self._timeline, instants, upper_bound)
 
     def _with_merging(self, request: SliceReadRequest, schema: pa.Schema, view: VisibleInstants) -> SliceReadRequest:
         """Adds what Merge-on-Read slices need: merge columns, the merge spec, block visibility."""

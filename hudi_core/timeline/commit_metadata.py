@@ -6,7 +6,7 @@ records of layout 2 and the Jackson JSON of layout 1 map onto the same models.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,9 @@ class WriteStat:
     base_file: str | None
     log_files: tuple[str, ...]
     cdc_stats: Mapping[str, int] | None
+    prev_base_file: str | None = None
+    log_version: int | None = None
+    log_offset: int | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -66,8 +69,48 @@ class WriteStat:
             base_file=record.get("baseFile"),
             log_files=tuple(record.get("logFiles") or ()),
             cdc_stats=record.get("cdcStats"),
+            prev_base_file=record.get("prevBaseFile"),
+            log_version=record.get("logVersion"),
+            log_offset=record.get("logOffset"),
             extra=dict(record),
         )
+
+    def to_record(self) -> dict[str, Any]:
+        """The `HoodieWriteStat` record, with the values a Hudi 1.0 Spark writer puts in each field."""
+        is_log = self.log_version is not None
+        return {
+            "fileId": self.file_id,
+            "path": self.path,
+            "prevCommit": self.prev_commit if self.prev_commit is not None else "null",
+            "numWrites": self.num_writes,
+            "numDeletes": self.num_deletes,
+            "numUpdateWrites": self.num_update_writes,
+            "totalWriteBytes": self.total_write_bytes,
+            "totalWriteErrors": 0,
+            "partitionPath": self.partition_path,
+            "totalLogRecords": self.total_log_records,
+            "totalLogFiles": None,
+            "totalUpdatedRecordsCompacted": 0,
+            "numInserts": self.num_inserts,
+            "totalLogBlocks": 0,
+            "totalCorruptLogBlock": 0,
+            "totalRollbackBlocks": 0,
+            "fileSizeInBytes": self.file_size_in_bytes,
+            "logVersion": self.log_version,
+            "logOffset": self.log_offset,
+            "baseFile": self.base_file if self.base_file is not None else ("" if is_log else None),
+            "logFiles": list(self.log_files) if is_log else None,
+            "cdcStats": dict(self.cdc_stats) if self.cdc_stats else None,
+            "prevBaseFile": self.prev_base_file,
+            "minEventTime": None,
+            "maxEventTime": None,
+            "runtimeStats": {"totalScanTime": 0, "totalCreateTime": 0, "totalUpsertTime": 0},
+            "totalLogFilesCompacted": 0,
+            "totalLogReadTimeMs": 0,
+            "totalLogSizeCompacted": 0,
+            "tempPath": None,
+            "numUpdates": 0,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,3 +164,26 @@ class CommitMetadata:
     def touched_file_groups(self) -> set[tuple[str, str]]:
         """(partition path, file id) of every file group this commit wrote."""
         return {(s.partition_path, s.file_id) for s in self.write_stats()}
+
+
+def commit_metadata_record(
+    stats: Iterable[WriteStat],
+    operation_type: str,
+    extra_metadata: Mapping[str, str],
+    replaced: Mapping[str, Sequence[str]] | None = None,
+    compacted: bool = False,
+) -> dict[str, Any]:
+    """The `HoodieCommitMetadata` (or, with `replaced`, `HoodieReplaceCommitMetadata`) record."""
+    by_partition: dict[str, list[dict[str, Any]]] = {}
+    for stat in stats:
+        by_partition.setdefault(stat.partition_path, []).append(stat.to_record())
+    record: dict[str, Any] = {
+        "partitionToWriteStats": by_partition,
+        "compacted": compacted,
+        "extraMetadata": dict(extra_metadata),
+        "version": None,
+        "operationType": operation_type,
+    }
+    if replaced is not None:
+        record["partitionToReplaceFileIds"] = {p: list(ids) for p, ids in replaced.items()}
+    return record

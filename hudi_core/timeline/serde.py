@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from typing import Any
 
 import fastavro
@@ -37,3 +38,32 @@ def decode_instant_content(data: bytes, where: str) -> dict[str, Any] | None:
     if not isinstance(decoded, dict):
         raise FileFormatError(f"{where}: instant file JSON is not an object")
     return decoded
+
+
+def _zigzag(value: int) -> bytes:
+    encoded = (value << 1) ^ (value >> 63)
+    out = bytearray()
+    while encoded & ~0x7F:
+        out.append((encoded & 0x7F) | 0x80)
+        encoded >>= 7
+    out.append(encoded)
+    return bytes(out)
+
+
+def _avro_bytes(value: bytes) -> bytes:
+    return _zigzag(len(value)) + value
+
+
+def encode_avro_container(schema: dict[str, Any], record: dict[str, Any]) -> bytes:
+    """One record as an Avro object container, as Hudi's `DataFileWriter` writes instant files.
+
+    Hudi's containers carry only the `avro.schema` metadata key (codec null is implied) and one
+    data block; the schema text is the compact JSON of the writer schema.
+    """
+    datum = io.BytesIO()
+    fastavro.schemaless_writer(datum, fastavro.parse_schema(schema), record)
+    body = datum.getvalue()
+    schema_text = json.dumps(schema, separators=(",", ":")).encode("utf-8")
+    sync = os.urandom(16)
+    header = AVRO_MAGIC + _zigzag(1) + _avro_bytes(b"avro.schema") + _avro_bytes(schema_text) + _zigzag(0) + sync
+    return header + _zigzag(1) + _zigzag(len(body)) + body + sync

@@ -1,0 +1,288 @@
+"""Write options under the names of Hudi's Spark datasource and `HoodieWriteConfig`.
+
+Defaults are Hudi 1.0.2's (`DataSourceWriteOptions`, `HoodieWriteConfig`, `HoodieStorageConfig`,
+`HoodieCompactionConfig` file sizing), except where a doc string says otherwise.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from hudi_core.config import (
+    ConfigOption,
+    OptionStatus,
+    enum_parser,
+    ignore_prefix,
+    option,
+    parse_bool,
+    parse_int,
+    parse_list,
+    parse_str,
+)
+from hudi_core.config.table import RecordMergeMode, TableType, parse_table_type
+from hudi_core.write.operation import WriteOperation
+
+
+class InsertDupPolicy(enum.Enum):
+    NONE = "none"
+    DROP = "drop"
+    FAIL = "fail"
+
+
+class LogBlockFormat(enum.Enum):
+    AVRO = "avro"
+    PARQUET = "parquet"
+
+
+class FailedWritesCleanPolicy(enum.Enum):
+    EAGER = "EAGER"
+    LAZY = "LAZY"
+    NEVER = "NEVER"
+
+
+def _parse_table_version(raw: str) -> int:
+    version = int(raw)
+    if version != 8:
+        raise ValueError("this writer writes table version 8 only")
+    return version
+
+
+class HudiWriteConfig:
+    """Options of a write."""
+
+    OPERATION = option(
+        "hoodie.datasource.write.operation",
+        enum_parser(WriteOperation),  # unknown values are errors (Hudi once silently fell back to upsert)
+        WriteOperation.UPSERT,
+        "upsert (default), insert, bulk_insert, delete, insert_overwrite, insert_overwrite_table, delete_partition.",
+    )
+    TABLE_TYPE = option(
+        "hoodie.datasource.write.table.type",
+        parse_table_type,
+        TableType.COPY_ON_WRITE,
+        "Table type of a table created by the write (COPY_ON_WRITE or MERGE_ON_READ).",
+    )
+    RECORD_KEY_FIELD = option(
+        "hoodie.datasource.write.recordkey.field", parse_list, None, "Record key field(s), comma-separated."
+    )
+    PARTITION_PATH_FIELD = option(
+        "hoodie.datasource.write.partitionpath.field",
+        parse_str,
+        None,
+        "Partition field(s), comma-separated; `field:simple|timestamp` for the custom key generator.",
+    )
+    PRECOMBINE_FIELD = option(
+        "hoodie.datasource.write.precombine.field",
+        parse_str,
+        None,
+        "Ordering field: the greater value wins (Hudi 1.0 key; one field on table version 8).",
+    )
+    KEY_GENERATOR_CLASS = option(
+        "hoodie.datasource.write.keygenerator.class",
+        parse_str,
+        None,
+        "Java key generator class; mapped to our key generators (SimpleKeyGenerator, ...).",
+    )
+    KEY_GENERATOR_TYPE = option(
+        "hoodie.datasource.write.keygenerator.type",
+        parse_str,
+        None,
+        "Key generator type: SIMPLE, COMPLEX, NON_PARTITION, TIMESTAMP, CUSTOM.",
+    )
+    PAYLOAD_CLASS = option(
+        "hoodie.datasource.write.payload.class",
+        parse_str,
+        None,
+        "Legacy payload class; known payloads map to merge modes as RFC-97 does.",
+    )
+    RECORD_MERGE_MODE = option(
+        "hoodie.write.record.merge.mode",
+        enum_parser(RecordMergeMode),
+        None,
+        "EVENT_TIME_ORDERING or COMMIT_TIME_ORDERING (default: event time with an ordering field).",
+    )
+    INSERT_DUP_POLICY = option(
+        "hoodie.datasource.insert.dup.policy",
+        enum_parser(InsertDupPolicy),
+        InsertDupPolicy.NONE,
+        "insert: none keeps duplicates, drop skips keys already stored, fail raises DuplicateKeyError.",
+    )
+    COMBINE_BEFORE_INSERT = option(
+        "hoodie.combine.before.insert", parse_bool, False, "De-duplicate an insert batch by key first."
+    )
+    COMBINE_BEFORE_UPSERT = option(
+        "hoodie.combine.before.upsert", parse_bool, True, "De-duplicate an upsert batch by key first."
+    )
+    COMBINE_BEFORE_DELETE = option(
+        "hoodie.combine.before.delete", parse_bool, True, "De-duplicate a delete batch by key first."
+    )
+    PARTITIONS_TO_DELETE = option(
+        "hoodie.datasource.write.partitions.to.delete",
+        parse_list,
+        None,
+        "delete_partition: the partition paths to drop, comma-separated (`*` wildcards allowed).",
+    )
+    PARQUET_MAX_FILE_SIZE = option(
+        "hoodie.parquet.max.file.size", parse_int, 125829120, "Target base file size in bytes."
+    )
+    PARQUET_SMALL_FILE_LIMIT = option(
+        "hoodie.parquet.small.file.limit",
+        parse_int,
+        104857600,
+        "Base files at most this size receive inserts; <= 0 turns padding off.",
+    )
+    RECORD_SIZE_ESTIMATE = option(
+        "hoodie.copyonwrite.record.size.estimate",
+        parse_int,
+        1024,
+        "Record size used for file sizing until commits record actual sizes.",
+    )
+    PARQUET_COMPRESSION = option(
+        "hoodie.parquet.compression.codec", parse_str, "gzip", "Base file codec: gzip, snappy, zstd, uncompressed."
+    )
+    PARQUET_BLOCK_SIZE = option("hoodie.parquet.block.size", parse_int, 125829120, "Parquet row group size (bytes).")
+    PARQUET_PAGE_SIZE = option("hoodie.parquet.page.size", parse_int, 1048576, "Parquet page size (bytes).")
+    LOG_BLOCK_FORMAT = option(
+        "hoodie.logfile.data.block.format",
+        enum_parser(LogBlockFormat),
+        LogBlockFormat.AVRO,
+        "Data block format of Merge-on-Read log files: avro (default) or parquet.",
+    )
+    LOG_FILE_MAX_SIZE = option("hoodie.logfile.max.size", parse_int, 1073741824, "Log files roll over past this size.")
+    WRITE_TABLE_VERSION = option(
+        "hoodie.write.table.version", _parse_table_version, 8, "Table version written (8 only)."
+    )
+    CHECKPOINT_IDENTIFIER = option(
+        "hoodie.datasource.write.streaming.checkpoint.identifier",
+        parse_str,
+        None,
+        "Names the writer whose checkpoint a commit records.",
+    )
+    HEARTBEAT_INTERVAL_MS = option(
+        "hoodie.client.heartbeat.interval_in_ms", parse_int, 60000, "How often a writer refreshes its heartbeat."
+    )
+    HEARTBEAT_TOLERABLE_MISSES = option(
+        "hoodie.client.heartbeat.tolerable.misses",
+        parse_int,
+        2,
+        "Missed heartbeats after which a writer counts as dead and its instant may be rolled back.",
+    )
+    FAILED_WRITES_CLEAN_POLICY = option(
+        "hoodie.clean.failed.writes.policy",
+        enum_parser(FailedWritesCleanPolicy),
+        FailedWritesCleanPolicy.EAGER,
+        "When failed writes are rolled back: EAGER (by the next writer, once the heartbeat expired).",
+        aliases=("hoodie.cleaner.policy.failed.writes",),
+    )
+    SCHEMA_ON_READ = option(
+        "hoodie.schema.on.read.enable",
+        parse_bool,
+        False,
+        "Schema-on-read evolution (column renames and drops) is not supported.",
+        status=OptionStatus.UNSUPPORTED,
+    )
+
+
+class HudiIndexConfig:
+    """Index options (`HoodieIndexConfig`)."""
+
+    INDEX_TYPE: ConfigOption[str] = option(
+        "hoodie.index.type",
+        lambda raw: raw.strip().upper(),
+        "SIMPLE",
+        "SIMPLE (default), BLOOM, BUCKET, GLOBAL_SIMPLE or GLOBAL_BLOOM.",
+    )
+    BUCKET_ENGINE = option(
+        "hoodie.index.bucket.engine", lambda raw: raw.strip().upper(), "SIMPLE", "Bucket index engine (SIMPLE)."
+    )
+    BUCKET_NUM = option("hoodie.bucket.index.num.buckets", parse_int, 256, "Buckets per partition.")
+    BUCKET_HASH_FIELD = option(
+        "hoodie.bucket.index.hash.field", parse_str, None, "Fields hashed to a bucket (default: the record key)."
+    )
+    SIMPLE_UPDATE_PARTITION_PATH = option(
+        "hoodie.simple.index.update.partition.path",
+        parse_bool,
+        True,
+        "GLOBAL_SIMPLE: a record whose partition changed moves (delete in the old, insert in the new).",
+    )
+    BLOOM_UPDATE_PARTITION_PATH = option(
+        "hoodie.bloom.index.update.partition.path",
+        parse_bool,
+        True,
+        "GLOBAL_BLOOM: a record whose partition changed moves (delete in the old, insert in the new).",
+    )
+    BLOOM_FILTER_TYPE = option(
+        "hoodie.bloom.index.filter.type",
+        lambda raw: raw.strip().upper(),
+        "DYNAMIC_V0",
+        "Bloom filter written to base file footers: DYNAMIC_V0 or SIMPLE.",
+    )
+    BLOOM_NUM_ENTRIES = option("hoodie.index.bloom.num_entries", parse_int, 60000, "Bloom filter entries.")
+    BLOOM_FPP = option("hoodie.index.bloom.fpp", float, 0.000000001, "Bloom filter false-positive rate.")
+    BLOOM_DYNAMIC_MAX_ENTRIES = option(
+        "hoodie.bloom.index.filter.dynamic.max.entries", parse_int, 100000, "DYNAMIC_V0 filter growth limit."
+    )
+    BLOOM_PRUNE_BY_RANGES = option(
+        "hoodie.bloom.index.prune.by.ranges", parse_bool, True, "Skip files whose key range excludes a key."
+    )
+
+
+class HudiKeyGenConfig:
+    """Timestamp-based key generator options (`TimestampBasedAvroKeyGenerator`)."""
+
+    TIMESTAMP_TYPE = option(
+        "hoodie.keygen.timebased.timestamp.type",
+        lambda raw: raw.strip().upper(),
+        None,
+        "UNIX_TIMESTAMP, EPOCHMILLISECONDS, EPOCHMICROSECONDS, DATE_STRING or SCALAR.",
+        aliases=("hoodie.deltastreamer.keygen.timebased.timestamp.type",),
+    )
+    INPUT_DATE_FORMAT = option(
+        "hoodie.keygen.timebased.input.dateformat",
+        parse_str,
+        "",
+        "Java date pattern(s) of DATE_STRING input.",
+        aliases=("hoodie.deltastreamer.keygen.timebased.input.dateformat",),
+    )
+    OUTPUT_DATE_FORMAT = option(
+        "hoodie.keygen.timebased.output.dateformat",
+        parse_str,
+        "",
+        "Java date pattern of the partition path.",
+        aliases=("hoodie.deltastreamer.keygen.timebased.output.dateformat",),
+    )
+    TIMEZONE = option(
+        "hoodie.keygen.timebased.timezone",
+        parse_str,
+        "UTC",
+        "Time zone of input and output.",
+        aliases=("hoodie.deltastreamer.keygen.timebased.timezone",),
+    )
+    OUTPUT_TIMEZONE = option(
+        "hoodie.keygen.timebased.output.timezone",
+        parse_str,
+        "UTC",
+        "Time zone of the output format.",
+        aliases=("hoodie.deltastreamer.keygen.timebased.output.timezone",),
+    )
+    INPUT_TIMEZONE = option(
+        "hoodie.keygen.timebased.input.timezone",
+        parse_str,
+        "UTC",
+        "Time zone of the input.",
+        aliases=("hoodie.deltastreamer.keygen.timebased.input.timezone",),
+    )
+    SCALAR_UNIT = option(
+        "hoodie.keygen.timebased.timestamp.scalar.time.unit", parse_str, "SECONDS", "Unit of SCALAR input."
+    )
+    INPUT_DATE_FORMAT_DELIMITER = option(
+        "hoodie.keygen.timebased.input.dateformat.list.delimiter.regex",
+        parse_str,
+        ",",
+        "Separator of several input date patterns.",
+    )
+
+
+ignore_prefix("hoodie.datasource.hive_sync.", "Hive/Glue catalog sync is out of scope")
+ignore_prefix("hoodie.datasource.meta.sync.", "catalog sync is out of scope")
+ignore_prefix("hoodie.meta.sync.", "catalog sync is out of scope")

@@ -1,0 +1,134 @@
+"""Writing Merge-on-Read log files: data blocks and delete blocks, framed as Hudi frames them.
+
+On table version 8 each deltacommit starts its own log file, `.<fileId>_<instant>.log.<v>_<token>`,
+version 1 unless a retry already left one (notes §3.2). Data blocks are Avro (content version 3)
+by default or Parquet; deletes carry each key's ordering value in the wrapper record of the ordering
+field's type, or IntWrapper(0) when there is none (notes §4.5).
+"""
+
+from __future__ import annotations
+
+import decimal
+import io
+import itertools
+import json
+import posixpath
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+import fastavro
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hudi_core.file_group.log_file.avro_codec import encode_datums
+from hudi_core.file_group.log_file.format import BlockType, HeaderKey, encode_block
+from hudi_core.file_group.naming import LogFileName
+from hudi_core.schema.wrappers import DELETE_RECORD_LIST_SCHEMA, NAMESPACE
+from hudi_core.storage import Storage
+
+AVRO_BLOCK_VERSION = 3
+DELETE_BLOCK_VERSION = 3
+_DELETE_SCHEMA = fastavro.parse_schema(DELETE_RECORD_LIST_SCHEMA)
+
+
+def _header(instant_time: str, writer_schema: dict[str, Any]) -> dict[HeaderKey, str]:
+    return {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: json.dumps(writer_schema, separators=(",", ":"))}
+
+
+def avro_data_block(instant_time: str, writer_schema: dict[str, Any], records: pa.Table) -> bytes:
+    """An AVRO_DATA block of `records` (meta columns included) in `writer_schema`."""
+    data, offsets = encode_datums(writer_schema, records)
+    view = memoryview(data)
+    parts: list[bytes | memoryview] = [struct.pack(">ii", AVRO_BLOCK_VERSION, records.num_rows)]
+    pack = struct.Struct(">i").pack
+    bounds = offsets.tolist()
+    for start, end in itertools.pairwise(bounds):
+        parts.append(pack(end - start))
+        parts.append(view[start:end])
+    return encode_block(BlockType.AVRO_DATA, _header(instant_time, writer_schema), b"".join(parts))
+
+
+def parquet_data_block(instant_time: str, writer_schema: dict[str, Any], records: pa.Table, compression: str) -> bytes:
+    """A PARQUET_DATA block: a whole Parquet file of `records`."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(records, sink, compression=compression, store_schema=False)
+    return encode_block(BlockType.PARQUET_DATA, _header(instant_time, writer_schema), sink.getvalue().to_pybytes())
+
+
+def _wrapper(value: Any, arrow_type: pa.DataType) -> tuple[str, dict[str, Any]] | None:
+    """An ordering value as the union branch Hudi uses for its type (notes §4.5)."""
+    if value is None:
+        return None
+    if pa.types.is_boolean(arrow_type):
+        name, wrapped = "BooleanWrapper", value
+    elif pa.types.is_int8(arrow_type) or pa.types.is_int16(arrow_type) or pa.types.is_int32(arrow_type):
+        name, wrapped = "IntWrapper", int(value)
+    elif pa.types.is_int64(arrow_type):
+        name, wrapped = "LongWrapper", int(value)
+    elif pa.types.is_float32(arrow_type):
+        name, wrapped = "FloatWrapper", float(value)
+    elif pa.types.is_float64(arrow_type):
+        name, wrapped = "DoubleWrapper", float(value)
+    elif pa.types.is_string(arrow_type):
+        name, wrapped = "StringWrapper", value
+    elif pa.types.is_binary(arrow_type) or pa.types.is_fixed_size_binary(arrow_type):
+        name, wrapped = "BytesWrapper", bytes(value)
+    elif pa.types.is_date32(arrow_type):
+        name, wrapped = "DateWrapper", int(value)
+    elif pa.types.is_decimal(arrow_type):
+        name, wrapped = "DecimalWrapper", decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-15))
+    elif pa.types.is_timestamp(arrow_type):
+        name, wrapped = "TimestampMicrosWrapper", int(value)
+    elif pa.types.is_time64(arrow_type):
+        name, wrapped = "TimeMicrosWrapper", int(value)
+    else:
+        return None
+    return f"{NAMESPACE}.{name}", {"value": wrapped}
+
+
+def _raw_ordering_values(ordering: pa.Array) -> list[Any]:
+    """Ordering values in the form their wrapper stores (days, micros, ...)."""
+    kind = ordering.type
+    if pa.types.is_date32(kind):
+        ordering = ordering.cast(pa.int32())
+    elif pa.types.is_timestamp(kind):
+        ordering = ordering.cast(pa.timestamp("us", tz=kind.tz)).cast(pa.int64())
+    elif pa.types.is_time64(kind) or pa.types.is_time32(kind):
+        ordering = ordering.cast(pa.time64("us")).cast(pa.int64())
+    values: list[Any] = ordering.to_pylist()
+    return values
+
+
+def delete_block(
+    instant_time: str,
+    writer_schema: dict[str, Any],
+    keys: Sequence[str],
+    partitions: Sequence[str],
+    ordering: pa.Array | None,
+) -> bytes:
+    """A DELETE block (`HoodieDeleteRecordList`) for `keys`."""
+    natural = (f"{NAMESPACE}.IntWrapper", {"value": 0})
+    if ordering is None:
+        wrappers: list[Any] = [natural] * len(keys)
+    else:
+        wrappers = [_wrapper(v, ordering.type) or natural for v in _raw_ordering_values(ordering)]
+    records = [
+        {"recordKey": key, "partitionPath": partition, "orderingVal": wrapped}
+        for key, partition, wrapped in zip(keys, partitions, wrappers, strict=True)
+    ]
+    buffer = io.BytesIO()
+    fastavro.schemaless_writer(buffer, _DELETE_SCHEMA, {"deleteRecordList": records})
+    datum = buffer.getvalue()
+    content = struct.pack(">ii", DELETE_BLOCK_VERSION, len(datum)) + datum
+    return encode_block(BlockType.DELETE, _header(instant_time, writer_schema), content)
+
+
+def new_log_file_name(storage: Storage, partition_path: str, file_id: str, instant_time: str, write_token: str) -> str:
+    """The next free log file name of this file group and deltacommit (version 1 unless retried)."""
+    version = 1
+    while True:
+        name = LogFileName(file_id, instant_time, version, write_token).name
+        if not storage.exists(posixpath.join(partition_path, name)):
+            return name
+        version += 1

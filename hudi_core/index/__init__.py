@@ -1,0 +1,1 @@
+"""Indexes: finding the file group that holds a record key."""

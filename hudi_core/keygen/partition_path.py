@@ -1,0 +1,54 @@
+"""Partition path segments: value strings, Hive-style naming, null markers and escaping (notes §7).
+
+A null or empty value becomes `__HIVE_DEFAULT_PARTITION__` (`default` before 0.12). With
+`hoodie.datasource.write.partitionpath.urlencode` values are escaped as Hive's
+`FileUtils.escapePathName` does: `%XX` (uppercase hex) for control characters and
+`" # % ' * / : = ? \\ {  [ ] ^` and DEL.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+LEGACY_DEFAULT_PARTITION = "default"
+
+_ESCAPED = frozenset(chr(c) for c in range(1, 0x20)) | frozenset("\"#%'*/:=?\\\x7f{[]^")
+
+
+def escape_path_name(value: str) -> str:
+    """Hive's `escapePathName`."""
+    return "".join(f"%{ord(ch):02X}" if ch in _ESCAPED else ch for ch in value)
+
+
+def unescape_path_name(value: str) -> str:
+    return urllib.parse.unquote(value)
+
+
+def value_strings(column: Any, field: str) -> pa.Array | pa.ChunkedArray:
+    """A column's values as Hudi's key generators print them (dates ISO, times as epoch numbers).
+
+    Timestamps print as their epoch-microsecond number, as Hudi's Avro key generators do without
+    `consistent.logical.timestamp.enabled`.
+    """
+    if pa.types.is_timestamp(column.type):
+        column = pc.cast(pc.cast(column, pa.timestamp("us", tz=getattr(column.type, "tz", None))), pa.int64())
+    elif pa.types.is_boolean(column.type):
+        return pc.if_else(column, "true", "false")
+    return pc.cast(column, pa.string())
+
+
+def segments(values: Any, field: str, hive_style: bool, url_encode: bool) -> pa.Array | pa.ChunkedArray:
+    """The partition path segment of each value (`field=value` when Hive style)."""
+    text = pc.if_else(pc.fill_null(pc.equal(values, ""), True), HIVE_DEFAULT_PARTITION, values)
+    if url_encode:
+        uniques = pc.unique(text)
+        escaped = pa.array([escape_path_name(v) for v in uniques.to_pylist()], pa.string())
+        text = pc.take(escaped, pc.index_in(text, value_set=uniques))
+    if hive_style:
+        text = pc.binary_join_element_wise(f"{field}=", text, "")
+    return text

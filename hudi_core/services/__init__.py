@@ -1,0 +1,1 @@
+"""Table services: rollback, compaction, clustering, cleaning, archival, savepoint and restore."""

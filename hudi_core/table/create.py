@@ -1,0 +1,214 @@
+"""Creating a version-8 table: `hoodie.properties` with the key set Spark + Hudi 1.0 writes (notes §2.1).
+
+The key generator, partitioning, ordering field, merge mode and encodings are persisted here once
+and honoured by every later writer; nothing is re-inferred from a later write's options.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pyarrow as pa
+
+from hudi_core.config import HudiConfigs, enum_parser, validate_options
+from hudi_core.config.properties import format_properties, table_checksum
+from hudi_core.config.table import (
+    COMMIT_TIME_STRATEGY_ID,
+    DEFAULT_PAYLOAD_CLASS,
+    EVENT_TIME_STRATEGY_ID,
+    KEY_GENERATOR_CLASSES,
+    OVERWRITE_PAYLOAD_CLASS,
+    TIMESTAMP_KEYGEN_PREFIXES,
+    HudiTableConfig,
+    KeyGeneratorType,
+    RecordMergeMode,
+    TableType,
+    infer_key_generator_type,
+    infer_merge_mode,
+    parse_table_type,
+)
+from hudi_core.config.write import HudiWriteConfig
+from hudi_core.errors import HudiConfigError, SchemaError, TableExistsError, UnsupportedFeatureError
+from hudi_core.schema.arrow_avro import normalize_for_write, table_avro_schema
+from hudi_core.storage import Storage
+
+TABLE_VERSION = 8
+METAFOLDER = ".hoodie"
+PROPERTIES_FILE = ".hoodie/hoodie.properties"
+PARTITION_METAFILE = ".hoodie_partition_metadata"
+# Empty folders Spark creates with a table; Java tools expect them.
+_EMPTY_DIRS = (
+    ".hoodie/timeline/history",
+    ".hoodie/.temp",
+    ".hoodie/.aux/.bootstrap/.partitions",
+    ".hoodie/.aux/.bootstrap/.fileids",
+    ".hoodie/.schema",
+)
+
+
+@dataclass(frozen=True)
+class TableDefinition:
+    """Everything hoodie.properties records about a new table."""
+
+    name: str
+    table_type: TableType
+    create_schema: str
+    record_key_fields: tuple[str, ...]
+    partition_fields: tuple[str, ...]
+    key_generator: KeyGeneratorType
+    ordering_field: str | None
+    merge_mode: RecordMergeMode
+    hive_style_partitioning: bool = False
+    partition_path_urlencode: bool = False
+    populate_meta_fields: bool = True
+    database_name: str = "default"
+    partition_field_types: Mapping[str, str] = field(default_factory=dict)
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    def properties(self) -> dict[str, str]:
+        """hoodie.properties entries, in the order a Hudi 1.0 Spark writer emits them."""
+        event_time = self.merge_mode is RecordMergeMode.EVENT_TIME_ORDERING
+        partition_entries = [
+            f"{f}:{self.partition_field_types[f].lower()}" if f in self.partition_field_types else f
+            for f in self.partition_fields
+        ]
+        props: dict[str, Any] = {
+            "hoodie.compaction.payload.class": DEFAULT_PAYLOAD_CLASS if event_time else OVERWRITE_PAYLOAD_CLASS,
+            "hoodie.table.initial.version": str(TABLE_VERSION),
+            "hoodie.table.keygenerator.type": self.key_generator.value,
+            "hoodie.table.type": self.table_type.value,
+            "hoodie.table.precombine.field": self.ordering_field,
+            "hoodie.table.partition.fields": ",".join(partition_entries) or None,
+            "hoodie.archivelog.folder": "archived",
+            "hoodie.table.create.schema": self.create_schema,
+            "hoodie.timeline.layout.version": "2",
+            "hoodie.timeline.history.path": "history",
+            "hoodie.table.checksum": str(table_checksum(self.database_name, self.name)),
+            "hoodie.datasource.write.drop.partition.columns": "false",
+            "hoodie.record.merge.strategy.id": EVENT_TIME_STRATEGY_ID if event_time else COMMIT_TIME_STRATEGY_ID,
+            "hoodie.table.name": self.name,
+            "hoodie.table.recordkey.fields": ",".join(self.record_key_fields),
+            "hoodie.timeline.path": "timeline",
+            "hoodie.datasource.write.hive_style_partitioning": str(self.hive_style_partitioning).lower(),
+            "hoodie.database.name": self.database_name,
+            "hoodie.datasource.write.partitionpath.urlencode": str(self.partition_path_urlencode).lower(),
+            "hoodie.record.merge.mode": self.merge_mode.value,
+            "hoodie.table.version": str(TABLE_VERSION),
+            "hoodie.populate.meta.fields": None if self.populate_meta_fields else "false",
+        }
+        props.update(self.extra)
+        return {k: str(v) for k, v in props.items() if v is not None}
+
+
+def write_new_table(storage: Storage, definition: TableDefinition) -> None:
+    """Lays out `.hoodie/` and publishes hoodie.properties (create-if-absent: one creator wins)."""
+    for folder in _EMPTY_DIRS:
+        storage.makedirs(folder)
+    text = format_properties(definition.properties(), f"Properties saved on {datetime.now(UTC).isoformat()}")
+    if not storage.create_exclusive(PROPERTIES_FILE, text.encode("utf-8")):
+        raise TableExistsError(f"a Hudi table already exists at {storage.base_uri}")
+
+
+def write_partition_metafile(storage: Storage, partition_path: str, instant_time: str) -> None:
+    """`.hoodie_partition_metadata` of a partition (Java lists partitions by this file, notes §2.3)."""
+    path = posixpath.join(partition_path, PARTITION_METAFILE) if partition_path else PARTITION_METAFILE
+    if storage.exists(path):
+        return
+    depth = len(partition_path.split("/")) if partition_path else 0
+    text = format_properties({"commitTime": instant_time, "partitionDepth": str(depth)}, "partition metadata")
+    storage.create_exclusive(path, text.encode("utf-8"))
+
+
+def _parse_merge_mode(options: Mapping[str, str], ordering_field: str | None) -> RecordMergeMode:
+    configs = HudiConfigs(options)
+    mode = configs.get(HudiWriteConfig.RECORD_MERGE_MODE) or configs.get(HudiTableConfig.RECORD_MERGE_MODE)
+    payload = configs.get(HudiWriteConfig.PAYLOAD_CLASS) or configs.get(HudiTableConfig.PAYLOAD_CLASS)
+    if mode is None:
+        mode = infer_merge_mode(payload, [ordering_field] if ordering_field else [], TABLE_VERSION)
+    if mode is RecordMergeMode.CUSTOM:
+        raise UnsupportedFeatureError("CUSTOM merge mode (user record mergers) is not supported")
+    if mode is RecordMergeMode.EVENT_TIME_ORDERING and ordering_field is None:
+        raise HudiConfigError("EVENT_TIME_ORDERING needs an ordering field (hoodie.datasource.write.precombine.field)")
+    return mode
+
+
+def _key_generator(
+    options: Mapping[str, str], record_keys: Sequence[str], partitions: Sequence[str], types: Mapping[str, str]
+) -> KeyGeneratorType:
+    configs = HudiConfigs(options)
+    given_type = configs.get(HudiWriteConfig.KEY_GENERATOR_TYPE) or options.get(HudiTableConfig.KEY_GENERATOR_TYPE.key)
+    given_class = configs.get(HudiWriteConfig.KEY_GENERATOR_CLASS) or options.get(
+        HudiTableConfig.KEY_GENERATOR_CLASS.key
+    )
+    if given_type:
+        return enum_parser(KeyGeneratorType)(given_type)
+    if given_class:
+        if given_class not in KEY_GENERATOR_CLASSES:
+            raise HudiConfigError(
+                f"key generator class {given_class} has no hudi_core implementation "
+                f"(supported: {', '.join(sorted(KEY_GENERATOR_CLASSES))})"
+            )
+        return KEY_GENERATOR_CLASSES[given_class]
+    return infer_key_generator_type(list(record_keys), list(partitions), types)
+
+
+def table_definition(
+    schema: pa.Schema,
+    table_name: str,
+    record_key_fields: Sequence[str],
+    partition_fields: Sequence[str] | None,
+    ordering_fields: Sequence[str] | None,
+    table_type: str,
+    options: Mapping[str, str],
+) -> TableDefinition:
+    """Validates a new table's definition (see `HudiTable.create`)."""
+    validate_options(options)
+    if not table_name or not all(c.isalnum() or c in "_-" for c in table_name):
+        raise HudiConfigError(f"invalid table name {table_name!r}: use letters, digits, '_' and '-'")
+    data_schema = normalize_for_write(schema.empty_table()).schema
+    columns = set(data_schema.names)
+    if isinstance(record_key_fields, str):
+        record_key_fields = [f.strip() for f in record_key_fields.split(",") if f.strip()]
+    if not record_key_fields:
+        raise HudiConfigError("a table needs at least one record key field")
+    entries = list(partition_fields or [])
+    partitions = [p.split(":", 1)[0] for p in entries]
+    types = {p.split(":", 1)[0]: p.split(":", 1)[1].upper() for p in entries if ":" in p}
+    ordering = list(ordering_fields or [])
+    if len(ordering) > 1:
+        raise HudiConfigError(f"table version 8 takes at most one ordering field, got {ordering}")
+    for role, names in (("record key", record_key_fields), ("partition", partitions), ("ordering", ordering)):
+        missing = [n for n in names if n not in columns]
+        if missing:
+            raise SchemaError(f"{role} field(s) {missing} are not columns of the schema ({sorted(columns)})")
+    configs = HudiConfigs(options)
+    key_generator = _key_generator(options, record_key_fields, partitions, types)
+    if key_generator is KeyGeneratorType.NON_PARTITION and partitions:
+        raise HudiConfigError(f"the non-partitioned key generator cannot partition by {partitions}")
+    timestamp_options = {k: v for k, v in options.items() if k.startswith(TIMESTAMP_KEYGEN_PREFIXES)}
+    extra = {k.replace("hoodie.deltastreamer.", "hoodie.", 1): v for k, v in timestamp_options.items()}
+    if configs.value(HudiTableConfig.CDC_ENABLED):
+        extra[HudiTableConfig.CDC_ENABLED.key] = "true"
+        mode = configs.value(HudiTableConfig.CDC_LOGGING_MODE)
+        extra[HudiTableConfig.CDC_LOGGING_MODE.key] = mode.value
+    return TableDefinition(
+        name=table_name,
+        table_type=parse_table_type(table_type),
+        create_schema=json.dumps(table_avro_schema(data_schema, table_name), separators=(",", ":")),
+        record_key_fields=tuple(record_key_fields),
+        partition_fields=tuple(partitions),
+        key_generator=key_generator,
+        ordering_field=ordering[0] if ordering else None,
+        merge_mode=_parse_merge_mode(options, ordering[0] if ordering else None),
+        hive_style_partitioning=configs.value(HudiTableConfig.HIVE_STYLE_PARTITIONING),
+        partition_path_urlencode=configs.value(HudiTableConfig.PARTITION_PATH_URLENCODE),
+        populate_meta_fields=configs.value(HudiTableConfig.POPULATE_META_FIELDS),
+        database_name=configs.get(HudiTableConfig.DATABASE_NAME) or "default",
+        partition_field_types=types,
+        extra=extra,
+    )

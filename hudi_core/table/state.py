@@ -1,0 +1,61 @@
+"""Loading a table's state: hoodie.properties (typed) and the timeline, read together."""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+
+from hudi_core.config.properties import parse_properties, table_checksum
+from hudi_core.config.table import TableConfig
+from hudi_core.errors import FileFormatError, HudiConfigError, HudiStorageError, TableNotFoundError
+from hudi_core.storage import Storage
+from hudi_core.timeline import Timeline
+from hudi_core.timeline.commit_metadata import CommitMetadata
+
+METAFOLDER = ".hoodie"
+PROPERTIES_FILE = ".hoodie/hoodie.properties"
+PROPERTIES_BACKUP_FILE = ".hoodie/hoodie.properties.backup"
+
+
+@dataclass(frozen=True)
+class TableState:
+    """One consistent look at a table: its config and timeline, loaded together."""
+
+    config: TableConfig
+    timeline: Timeline
+
+
+def load_table_config(storage: Storage) -> TableConfig:
+    """Reads and validates hoodie.properties (falling back to the backup Hudi leaves mid-update)."""
+    where = storage.full_path(PROPERTIES_FILE)
+    try:
+        data = storage.read_bytes(PROPERTIES_FILE)
+    except HudiStorageError:
+        if storage.exists(PROPERTIES_BACKUP_FILE):
+            data = storage.read_bytes(PROPERTIES_BACKUP_FILE)
+        elif storage.exists(METAFOLDER) or storage.exists(""):
+            raise TableNotFoundError(f"no Hudi table at {storage.base_uri}: {where} does not exist") from None
+        else:
+            raise TableNotFoundError(f"no Hudi table at {storage.base_uri}: the path does not exist") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise FileFormatError(f"{where}: not UTF-8 text: {e}") from e
+    props = parse_properties(text, where)
+    config = TableConfig.from_properties(props, where)
+    stored = props.get("hoodie.table.checksum")
+    if stored is not None:
+        expected = table_checksum(config.database_name, config.name)
+        if stored.strip() != str(expected):
+            raise HudiConfigError(
+                f"{where}: hoodie.table.checksum {stored} does not match table name (expected {expected})"
+            )
+    return config
+
+
+def load_table_state(storage: Storage, metadata_cache: MutableMapping[str, CommitMetadata] | None = None) -> TableState:
+    """The table's config and its timeline, loaded now."""
+    config = load_table_config(storage)
+    layout = config.timeline_layout_version
+    timeline_dir = f"{METAFOLDER}/{config.timeline_path}" if layout >= 2 else METAFOLDER
+    return TableState(config, Timeline.load(storage, timeline_dir, layout, metadata_cache))

@@ -1,0 +1,1 @@
+"""Writing tables: operations, preparation, file-group planning and handles, commit."""

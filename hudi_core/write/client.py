@@ -1,0 +1,524 @@
+"""WriteClient: one write operation, from a batch of rows to a completed instant.
+
+Order of work (single writer, whole-write table lock):
+
+1. validate and key the batch (`prepare`) — before anything is written, so a rejected batch leaves
+   the table byte-identical;
+2. take the table lock; finish interrupted rollbacks; roll back failed writes whose heartbeat
+   expired (a live writer's instant raises ConcurrentWriteError instead);
+3. tag records with the index and plan file-group writes (still read-only, so insert duplicate
+   checks can reject the batch);
+4. request the instant, publish the inflight workload, write the file groups (markers first),
+   write partition metafiles, complete the instant with its commit metadata;
+5. any failure after the request rolls the instant back before the error propagates.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.config import ConfigOption, HudiConfigs, validate_options
+from hudi_core.config.table import TableConfig
+from hudi_core.config.write import HudiIndexConfig, HudiWriteConfig, InsertDupPolicy
+from hudi_core.engine.arrow import ordered_map
+from hudi_core.errors import (
+    ConcurrentWriteError,
+    DuplicateKeyError,
+    HudiConfigError,
+    HudiError,
+    InstantNotFoundError,
+    UnsupportedFeatureError,
+    UnsupportedTableVersionError,
+)
+from hudi_core.file_group import FileSlice
+from hudi_core.index.tagger import IndexSpec, Tags, tag
+from hudi_core.keygen import KeyGenerator
+from hudi_core.schema.arrow_avro import table_avro_schema
+from hudi_core.schema.avro import avro_to_arrow_schema
+from hudi_core.schema.meta_fields import without_meta_fields
+from hudi_core.schema.resolver import resolve_avro_schema
+from hudi_core.services.rollback import resume_pending_rollbacks, rollback_instant
+from hudi_core.storage import Storage
+from hudi_core.table.create import write_partition_metafile
+from hudi_core.table.listing import latest_slices
+from hudi_core.table.state import TableState, load_table_state
+from hudi_core.timeline import Timeline
+from hudi_core.timeline.commit_metadata import WriteStat, commit_metadata_record
+from hudi_core.timeline.instant import DATA_ACTIONS, Action, Instant
+from hudi_core.timeline.schemas import COMMIT_METADATA, REPLACE_COMMIT_METADATA, REQUESTED_REPLACE_METADATA
+from hudi_core.timeline.serde import encode_avro_container
+from hudi_core.timeline.writer import TimelineWriter, latest_time_on, new_instant_time
+from hudi_core.write import crash
+from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
+from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired
+from hudi_core.write.lock import TableLock
+from hudi_core.write.markers import Markers
+from hudi_core.write.operation import WriteOperation
+from hudi_core.write.planner import Sizing, assign_inserts, file_group_writes, route
+from hudi_core.write.prepare import KEY, PARTITION, PreparedBatch, check_insert_duplicates, prepare_batch
+
+CHECKPOINT_KEY = "streamer.checkpoint.key.v2"
+CHECKPOINT_IDENTIFIER_KEY = "hoodie.datasource.write.streaming.checkpoint.identifier"
+
+FileGroupEngine = Callable[[WriteContext, Sequence[FileGroupWrite]], list[WriteStat]]
+
+
+def arrow_engine(context: WriteContext, tasks: Sequence[FileGroupWrite]) -> list[WriteStat]:
+    """Writes file groups on the in-process thread pool."""
+    return list(ordered_map(lambda task: write_file_group(context, task), tasks))
+
+
+@dataclass(frozen=True)
+class PartitionWriteStats:
+    """What a write did in one partition."""
+
+    inserts: int = 0
+    updates: int = 0
+    deletes: int = 0
+    files_written: int = 0
+    bytes_written: int = 0
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """The outcome of a write.
+
+    Attributes:
+        instant_time: the instant (requested time) of the commit; `_hoodie_commit_time` of its rows.
+        completion_time: when it completed (table version 8).
+        operation: the write operation.
+        stats: per partition: inserts, updates, deletes, files written, bytes.
+        write_stats: the write stats recorded in the commit metadata.
+        replaced_file_groups: file groups replaced (insert_overwrite*, delete_partition).
+    """
+
+    instant_time: str
+    completion_time: str | None
+    operation: WriteOperation
+    stats: dict[str, PartitionWriteStats]
+    write_stats: tuple[WriteStat, ...] = ()
+    replaced_file_groups: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def inserts(self) -> int:
+        return sum(s.inserts for s in self.stats.values())
+
+    @property
+    def updates(self) -> int:
+        return sum(s.updates for s in self.stats.values())
+
+    @property
+    def deletes(self) -> int:
+        return sum(s.deletes for s in self.stats.values())
+
+    @property
+    def files_written(self) -> int:
+        return sum(s.files_written for s in self.stats.values())
+
+
+def _partition_stats(stats: Sequence[WriteStat]) -> dict[str, PartitionWriteStats]:
+    result: dict[str, PartitionWriteStats] = {}
+    for stat in stats:
+        current = result.get(stat.partition_path, PartitionWriteStats())
+        result[stat.partition_path] = PartitionWriteStats(
+            current.inserts + stat.num_inserts,
+            current.updates + stat.num_update_writes,
+            current.deletes + stat.num_deletes,
+            current.files_written + 1,
+            current.bytes_written + stat.total_write_bytes,
+        )
+    return result
+
+
+def check_writable(config: TableConfig, where: str) -> None:
+    """Raises unless this build can write the table."""
+    if config.version != 8:
+        raise UnsupportedTableVersionError(
+            f"{where} is table version {config.version}; hudi_core writes table version 8 only"
+        )
+    if config.metadata_partitions:
+        raise UnsupportedFeatureError(
+            f"{where} keeps metadata-table partitions {config.metadata_partitions} in sync; writing without "
+            "maintaining them would hide new files from readers that trust the metadata table"
+        )
+
+
+def current_data_schema(timeline: Timeline, config: TableConfig) -> pa.Schema | None:
+    avro = resolve_avro_schema(timeline, config, timeline.completed_data_instants())
+    return None if avro is None else without_meta_fields(avro_to_arrow_schema(avro))
+
+
+# Options a write takes that hoodie.properties also persists: a different value is a conflict.
+_PERSISTED_WRITE_OPTIONS: dict[str, Callable[[TableConfig], str]] = {
+    HudiWriteConfig.RECORD_KEY_FIELD.key: lambda c: ",".join(c.record_key_fields),
+    HudiWriteConfig.PRECOMBINE_FIELD.key: lambda c: ",".join(c.ordering_fields),
+    HudiWriteConfig.TABLE_TYPE.key: lambda c: c.table_type.value,
+}
+
+
+class WriteClient:
+    """Writes to one table.
+
+    Args:
+        storage: the table's storage.
+        options: Hudi write options (`hoodie.*`), validated here.
+        engine: runs file-group writes (default: the in-process Arrow engine).
+    """
+
+    def __init__(self, storage: Storage, options: Mapping[str, str], engine: FileGroupEngine = arrow_engine) -> None:
+        validate_options(options)
+        self._storage = storage
+        self._options = dict(options)
+        self._engine = engine
+
+    # ---- settings ---------------------------------------------------------------------------
+
+    def _configs(self, config: TableConfig) -> HudiConfigs:
+        configs = HudiConfigs(self._options)
+        for key, persisted in _PERSISTED_WRITE_OPTIONS.items():
+            given = self._options.get(key)
+            if given is not None and given.replace(" ", "") != persisted(config) and persisted(config):
+                raise HudiConfigError(
+                    f"option {key}={given} conflicts with the table's persisted value {persisted(config)!r}"
+                )
+        return configs
+
+    def _index(self, configs: HudiConfigs, keygen: KeyGenerator) -> IndexSpec:
+        index_type = configs.value(HudiIndexConfig.INDEX_TYPE)
+        update = (
+            configs.value(HudiIndexConfig.BLOOM_UPDATE_PARTITION_PATH)
+            if index_type == "GLOBAL_BLOOM"
+            else configs.value(HudiIndexConfig.SIMPLE_UPDATE_PARTITION_PATH)
+        )
+        hash_fields = configs.get(HudiIndexConfig.BUCKET_HASH_FIELD)
+        if index_type == "BUCKET" and configs.value(HudiIndexConfig.BUCKET_ENGINE) != "SIMPLE":
+            raise UnsupportedFeatureError("only hoodie.index.bucket.engine=SIMPLE is supported")
+        return IndexSpec(
+            index_type=index_type,
+            update_partition_path=update,
+            bucket_count=configs.value(HudiIndexConfig.BUCKET_NUM),
+            bucket_hash_fields=tuple(f.strip() for f in hash_fields.split(","))
+            if hash_fields
+            else keygen.record_key_fields,
+            prune_by_ranges=configs.value(HudiIndexConfig.BLOOM_PRUNE_BY_RANGES),
+        )
+
+    # ---- the write --------------------------------------------------------------------------
+
+    def write(
+        self,
+        operation: WriteOperation,
+        data: Any = None,
+        partitions: Sequence[str] | None = None,
+        checkpoint: str | None = None,
+        checkpoint_identifier: str | None = None,
+    ) -> WriteResult:
+        """Performs one write operation (see module docstring)."""
+        config = load_table_state(self._storage).config
+        check_writable(config, self._storage.base_uri)
+        configs = self._configs(config)
+        keygen = KeyGenerator.from_table_config(config)
+        index = self._index(configs, keygen)
+        ordering = config.ordering_fields[0] if config.ordering_fields else None
+        state: TableState = load_table_state(self._storage)
+        batch = None
+        if operation is not WriteOperation.DELETE_PARTITION:
+            dedup_option: ConfigOption[bool] = {
+                WriteOperation.UPSERT: HudiWriteConfig.COMBINE_BEFORE_UPSERT,
+                WriteOperation.DELETE: HudiWriteConfig.COMBINE_BEFORE_DELETE,
+            }.get(operation, HudiWriteConfig.COMBINE_BEFORE_INSERT)
+            batch = prepare_batch(
+                data,
+                operation,
+                current_data_schema(state.timeline, config),
+                keygen,
+                ordering,
+                dedup=configs.value(dedup_option),
+                global_index=index.is_global,
+            )
+            dup_policy = configs.value(HudiWriteConfig.INSERT_DUP_POLICY)
+            if operation is WriteOperation.INSERT and dup_policy is InsertDupPolicy.FAIL:
+                check_insert_duplicates(batch, index.is_global)
+        heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
+        misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
+        with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose=operation.value):
+            state = load_table_state(self._storage)
+            writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
+            self._recover(state.timeline, writer, heartbeat_ms, misses)
+            state = load_table_state(self._storage)
+            plan = self._plan(operation, batch, partitions, state.timeline, config, configs, keygen, index)
+            instant_time = new_instant_time(after=latest_time_on(state.timeline))
+            action = operation.action(config.table_type)
+            with InstantHeartbeat(self._storage, instant_time, heartbeat_ms):
+                requested = writer.request(instant_time, action, self._requested_content(action))
+                try:
+                    return self._execute(
+                        operation, plan, requested, writer, config, configs, checkpoint, checkpoint_identifier
+                    )
+                except BaseException:
+                    self._abort(requested, action)
+                    raise
+
+    def _recover(self, timeline: Timeline, writer: TimelineWriter, heartbeat_ms: int, misses: int) -> None:
+        """Finishes interrupted rollbacks and rolls back writes whose writer died."""
+        resume_pending_rollbacks(self._storage, timeline, writer)
+        for instant in timeline.pending():
+            if instant.action not in DATA_ACTIONS or timeline.is_table_service(instant):
+                continue
+            if not heartbeat_expired(self._storage, instant.requested_time, heartbeat_ms, misses):
+                raise ConcurrentWriteError(
+                    f"instant {instant.requested_time} ({instant.action.value}) is being written by a live writer"
+                )
+            rollback_instant(self._storage, timeline, writer, instant, timeline.pending_action(instant))
+
+    def _requested_content(self, action: Action) -> bytes:
+        if action is Action.REPLACE_COMMIT:
+            record = {"operationType": None, "clusteringPlan": None, "extraMetadata": None, "version": 1}
+            return encode_avro_container(REQUESTED_REPLACE_METADATA, record)
+        return b""
+
+    def _abort(self, instant: Instant, action: Action) -> None:
+        """Rolls back a failed write of this process; if that fails too, the next writer will."""
+        try:
+            state = load_table_state(self._storage)
+            current = state.timeline.find(instant.requested_time) or instant
+            writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
+            rollback_instant(self._storage, state.timeline, writer, current, action)
+        except HudiError:
+            return
+
+    # ---- planning ---------------------------------------------------------------------------
+
+    def _plan(
+        self,
+        operation: WriteOperation,
+        batch: PreparedBatch | None,
+        partitions: Sequence[str] | None,
+        timeline: Timeline,
+        config: TableConfig,
+        configs: HudiConfigs,
+        keygen: KeyGenerator,
+        index: IndexSpec,
+    ) -> _Plan:
+        if operation is WriteOperation.DELETE_PARTITION:
+            patterns = list(partitions or configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE) or [])
+            if not patterns:
+                raise HudiConfigError(f"delete_partition needs partitions ({HudiWriteConfig.PARTITIONS_TO_DELETE.key})")
+            slices = latest_slices(self._storage, timeline)
+            chosen = [p for p in slices if any(fnmatch.fnmatchcase(p, pattern) for pattern in patterns)]
+            replaced = {p: [s.file_id for s in slices[p]] for p in chosen if slices[p]}
+            return _Plan([], replaced, None)
+        assert batch is not None
+        rows = batch.rows
+        written_partitions = set(rows.column(PARTITION).to_pylist()) if rows.num_rows else set()
+        lookup_everywhere = index.is_global or operation is WriteOperation.INSERT_OVERWRITE_TABLE
+        slices = latest_slices(self._storage, timeline, None if lookup_everywhere else written_partitions)
+        if operation.replaces_file_groups:
+            scope = (
+                slices
+                if operation is WriteOperation.INSERT_OVERWRITE_TABLE
+                else {p: slices.get(p, []) for p in written_partitions}
+            )
+            replaced = {p: [s.file_id for s in group] for p, group in scope.items() if group}
+            tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
+            sizing = self._sizing(configs, timeline, pad=False)
+            routed = assign_inserts(route(rows, tags, IndexSpec("SIMPLE")), {}, sizing, config.is_mor)
+            return _Plan(file_group_writes(routed, {}, config.is_mor), replaced, batch)
+        dup_policy = configs.value(HudiWriteConfig.INSERT_DUP_POLICY)
+        needs_lookup = (
+            operation in (WriteOperation.UPSERT, WriteOperation.DELETE)
+            or index.index_type == "BUCKET"
+            or (operation is WriteOperation.INSERT and dup_policy is not InsertDupPolicy.NONE)
+        )
+        if needs_lookup and rows.num_rows:
+            tags = tag(
+                self._storage,
+                index,
+                keygen.key_spec_for(config.populate_meta_fields),
+                rows.column(KEY).combine_chunks(),
+                rows.column(PARTITION).combine_chunks(),
+                slices,
+            )
+        else:
+            tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
+        if (
+            operation is WriteOperation.INSERT
+            and index.index_type != "BUCKET"
+            and dup_policy is not InsertDupPolicy.NONE
+        ):
+            known = pc.is_valid(tags.file_ids)
+            if pc.any(known).as_py():
+                if dup_policy is InsertDupPolicy.FAIL:
+                    raise DuplicateKeyError(
+                        f"{pc.sum(known).as_py()} record(s) already exist in the table, e.g. key "
+                        f"{rows.column(KEY).filter(known)[0].as_py()!r} (hoodie.datasource.insert.dup.policy=fail)"
+                    )
+                keep = pc.invert(known)
+                rows, tags = rows.filter(keep), Tags(tags.file_ids.filter(keep), tags.partitions.filter(keep))
+        if operation is WriteOperation.INSERT and index.index_type != "BUCKET":
+            tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
+        sizing = self._sizing(configs, timeline, pad=operation is not WriteOperation.BULK_INSERT)
+        routed = assign_inserts(route(rows, tags, index), slices, sizing, config.is_mor)
+        return _Plan(file_group_writes(routed, slices, config.is_mor), None, batch)
+
+    def _sizing(self, configs: HudiConfigs, timeline: Timeline, pad: bool) -> Sizing:
+        return Sizing(
+            max_file_size=configs.value(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
+            small_file_limit=configs.value(HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT),
+            record_size=_average_record_size(timeline, configs.value(HudiWriteConfig.RECORD_SIZE_ESTIMATE)),
+            pad_small_files=pad,
+        )
+
+    # ---- execution --------------------------------------------------------------------------
+
+    def _execute(
+        self,
+        operation: WriteOperation,
+        plan: _Plan,
+        requested: Instant,
+        writer: TimelineWriter,
+        config: TableConfig,
+        configs: HudiConfigs,
+        checkpoint: str | None,
+        checkpoint_identifier: str | None,
+    ) -> WriteResult:
+        crash.crash_point("write.after_requested")
+        schema = (
+            plan.batch.schema
+            if plan.batch is not None
+            else current_data_schema(load_table_state(self._storage).timeline, config)
+        )
+        assert schema is not None
+        avro_schema = table_avro_schema(schema, config.name)
+        metadata_class = REPLACE_COMMIT_METADATA if plan.replaced is not None else COMMIT_METADATA
+        inflight = writer.to_inflight(requested, encode_avro_container(metadata_class, self._workload(operation, plan)))
+        crash.crash_point("write.after_inflight")
+        context = self._context(requested.requested_time, schema, avro_schema, config, configs)
+        stats = self._engine(context, plan.writes) if plan.writes else []
+        crash.crash_point("write.after_files")
+        for partition in sorted({s.partition_path for s in stats}):
+            write_partition_metafile(self._storage, partition, requested.requested_time)
+        extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}
+        if checkpoint is not None:
+            extra[CHECKPOINT_KEY] = checkpoint
+        identifier = checkpoint_identifier or configs.get(HudiWriteConfig.CHECKPOINT_IDENTIFIER)
+        if identifier is not None:
+            extra[CHECKPOINT_IDENTIFIER_KEY] = identifier
+        record = commit_metadata_record(stats, operation.operation_type, extra, plan.replaced)
+        completed = writer.complete(inflight, encode_avro_container(metadata_class, record))
+        crash.crash_point("write.after_complete")
+        Markers(self._storage, requested.requested_time).delete_all()
+        return WriteResult(
+            requested.requested_time,
+            completed.completion_time,
+            operation,
+            _partition_stats(stats),
+            tuple(stats),
+            plan.replaced or {},
+        )
+
+    def _workload(self, operation: WriteOperation, plan: _Plan) -> dict[str, Any]:
+        """The inflight workload profile: records per partition, as Spark writes it."""
+        per_partition: dict[str, WriteStat] = {}
+        for task in plan.writes:
+            count = task.records.num_rows
+            current = per_partition.get(task.partition_path)
+            per_partition[task.partition_path] = WriteStat(
+                "",
+                "",
+                task.partition_path,
+                None,
+                0,
+                (current.num_inserts if current else 0) + count,
+                0,
+                0,
+                0,
+                0,
+                0,
+                None,
+                (),
+                None,
+            )
+        return commit_metadata_record(per_partition.values(), operation.operation_type, {}, plan.replaced)
+
+    def _context(
+        self,
+        instant_time: str,
+        schema: pa.Schema,
+        avro_schema: dict[str, Any],
+        config: TableConfig,
+        configs: HudiConfigs,
+    ) -> WriteContext:
+        keygen = KeyGenerator.from_table_config(config)
+        return WriteContext(
+            base_uri=self._storage.base_uri,
+            instant_time=instant_time,
+            schema=schema,
+            avro_schema=avro_schema,
+            populate_meta_fields=config.populate_meta_fields,
+            merge_mode=config.record_merge_mode,
+            ordering_field=config.ordering_fields[0] if config.ordering_fields else None,
+            key_spec=keygen.key_spec_for(config.populate_meta_fields),
+            compression=configs.value(HudiWriteConfig.PARQUET_COMPRESSION),
+            row_group_bytes=configs.value(HudiWriteConfig.PARQUET_BLOCK_SIZE),
+            page_bytes=configs.value(HudiWriteConfig.PARQUET_PAGE_SIZE),
+            bloom_type=configs.value(HudiIndexConfig.BLOOM_FILTER_TYPE),
+            bloom_entries=configs.value(HudiIndexConfig.BLOOM_NUM_ENTRIES),
+            bloom_fpp=configs.value(HudiIndexConfig.BLOOM_FPP),
+            bloom_max_entries=configs.value(HudiIndexConfig.BLOOM_DYNAMIC_MAX_ENTRIES),
+            log_block_format=configs.value(HudiWriteConfig.LOG_BLOCK_FORMAT),
+        )
+
+    # ---- rollback ---------------------------------------------------------------------------
+
+    def rollback(self, instant_time: str) -> Instant:
+        """Rolls back an instant: a pending write whose writer died, or the latest completed write."""
+        configs = HudiConfigs(self._options)
+        heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
+        misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
+        with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose="rollback"):
+            state = load_table_state(self._storage)
+            check_writable(state.config, self._storage.base_uri)
+            timeline = state.timeline
+            target = timeline.get(instant_time)
+            if target.action not in DATA_ACTIONS and target.action not in (Action.COMPACTION, Action.CLUSTERING):
+                raise HudiConfigError(f"instant {instant_time} is a {target.action.value}; only writes roll back")
+            if target.is_completed:
+                later = [i for i in timeline.completed_data_instants() if i.requested_time > instant_time]
+                if later:
+                    raise InstantNotFoundError(
+                        f"instant {instant_time} is not the latest completed write ({later[-1].requested_time} "
+                        "is newer); restore to a savepoint instead"
+                    )
+            elif not heartbeat_expired(self._storage, instant_time, heartbeat_ms, misses):
+                raise ConcurrentWriteError(f"instant {instant_time} is being written by a live writer")
+            writer = TimelineWriter(self._storage, timeline.timeline_dir, timeline.layout_version)
+            return rollback_instant(self._storage, timeline, writer, target, timeline.pending_action(target))
+
+
+@dataclass(frozen=True)
+class _Plan:
+    writes: list[FileGroupWrite]
+    replaced: dict[str, list[str]] | None
+    batch: PreparedBatch | None
+
+
+def _average_record_size(timeline: Timeline, estimate: int) -> int:
+    """Bytes per record of the latest write that wrote base files (Hudi's size estimation)."""
+    for instant in reversed(timeline.completed_data_instants()):
+        stats = [s for s in timeline.commit_metadata(instant).write_stats() if s.log_version is None]
+        written = sum(s.num_writes for s in stats)
+        size = sum(s.total_write_bytes for s in stats)
+        if written > 0 and size > 0:
+            return max(1, size // written)
+    return estimate
+
+
+__all__ = ["FileSlice", "PartitionWriteStats", "WriteClient", "WriteResult"]

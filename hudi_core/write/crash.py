@@ -1,0 +1,31 @@
+"""Named crash points for fault-injection tests.
+
+With `HUDI_CRASH_AT=<name>` in the environment, the process kills itself with SIGKILL when it
+reaches that point, as a crashed writer would die: no cleanup, no exception handlers. Tests
+iterate :data:`CRASH_POINTS` and check that the table reads as before and the next writer recovers.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+ENV_VAR = "HUDI_CRASH_AT"
+
+CRASH_POINTS: tuple[str, ...] = (
+    "write.after_requested",
+    "write.after_inflight",
+    "write.after_first_file",
+    "write.after_files",
+    "write.after_complete",
+    "rollback.after_plan",
+    "rollback.after_delete",
+)
+
+
+def crash_point(name: str) -> None:
+    """Dies here if the environment asks for it."""
+    if name not in CRASH_POINTS:
+        raise ValueError(f"unregistered crash point {name!r}")
+    if os.environ.get(ENV_VAR) == name:
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -1,0 +1,307 @@
+"""Writing one file group: create a base file, merge into one (Copy-on-Write), or append a log file.
+
+These are the engine-agnostic "write this file group" functions: plain data in (a
+:class:`FileGroupWrite` and a :class:`WriteContext`), a :class:`WriteStat` out. The Arrow engine runs
+them on threads; the Spark engine runs them in executors.
+
+Meta columns (notes §8.1): `_hoodie_commit_time` = the instant, `_hoodie_commit_seqno` =
+`<instant>_<task>_<n>`, the record key and partition path, and `_hoodie_file_name` = the base file
+name (the file id in log records). A merge keeps the commit time and sequence number of untouched
+records and renames them all to the new file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.config.table import RecordMergeMode
+from hudi_core.config.write import LogBlockFormat
+from hudi_core.file_group.base_file.parquet import read_parquet
+from hudi_core.file_group.base_file.parquet_writer import write_base_file
+from hudi_core.file_group.log_file.writer import avro_data_block, delete_block, new_log_file_name, parquet_data_block
+from hudi_core.file_group.naming import BaseFileName
+from hudi_core.index.bloom_filter import BloomFilter
+from hudi_core.keygen import RecordKeySpec
+from hudi_core.schema.arrow_avro import with_meta_fields_avro
+from hudi_core.schema.meta_fields import (
+    COMMIT_SEQNO,
+    COMMIT_TIME,
+    FILE_NAME,
+    PARTITION_PATH,
+    RECORD_KEY,
+    with_meta_fields,
+)
+from hudi_core.storage import Storage
+from hudi_core.timeline.commit_metadata import WriteStat
+from hudi_core.write import crash
+from hudi_core.write.markers import IOType, Markers
+from hudi_core.write.prepare import DELETED, KEY
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """What every file-group write of one instant shares."""
+
+    base_uri: str
+    instant_time: str
+    schema: pa.Schema
+    avro_schema: dict[str, Any]
+    populate_meta_fields: bool
+    merge_mode: RecordMergeMode
+    ordering_field: str | None
+    key_spec: RecordKeySpec
+    compression: str = "gzip"
+    row_group_bytes: int = 125829120
+    page_bytes: int = 1048576
+    bloom_type: str = "DYNAMIC_V0"
+    bloom_entries: int = 60000
+    bloom_fpp: float = 1e-9
+    bloom_max_entries: int = 100000
+    log_block_format: LogBlockFormat = LogBlockFormat.AVRO
+
+    @property
+    def full_schema(self) -> pa.Schema:
+        return with_meta_fields(self.schema)
+
+
+@dataclass(frozen=True)
+class FileGroupWrite:
+    """One file group's share of a write.
+
+    Attributes:
+        partition_path: the partition.
+        file_id: the file group.
+        io_type: CREATE (new base file), MERGE (rewrite the base file) or APPEND (log file).
+        task_index: this task's number in the write (part of write tokens and sequence numbers).
+        records: rows in the context's schema plus the record key and delete flag columns.
+        base_file: MERGE: the current base file name.
+        base_instant: MERGE: the current base file's instant.
+    """
+
+    partition_path: str
+    file_id: str
+    io_type: IOType
+    task_index: int
+    records: pa.Table
+    base_file: str | None = None
+    base_instant: str | None = None
+
+    @property
+    def write_token(self) -> str:
+        return f"{self.task_index}-0-{self.task_index}"
+
+
+def write_file_group(context: WriteContext, task: FileGroupWrite) -> WriteStat:
+    """Writes one file group; returns what it wrote."""
+    storage = Storage(context.base_uri)
+    if task.io_type is IOType.CREATE:
+        return _create(storage, context, task)
+    if task.io_type is IOType.MERGE:
+        return _merge(storage, context, task)
+    return _append(storage, context, task)
+
+
+def _meta_rows(context: WriteContext, task: FileGroupWrite, rows: pa.Table, file_name: str) -> pa.Table:
+    """Incoming rows with fresh meta columns, in the context's full schema."""
+    count = rows.num_rows
+    populate = context.populate_meta_fields
+    seqnos = pc.binary_join_element_wise(
+        f"{context.instant_time}_{task.task_index}", pc.cast(pa.array(range(count), pa.int64()), pa.string()), "_"
+    )
+    meta = {
+        COMMIT_TIME: pa.repeat(pa.scalar(context.instant_time if populate else None, pa.string()), count),
+        COMMIT_SEQNO: seqnos if populate else pa.nulls(count, pa.string()),
+        RECORD_KEY: rows.column(KEY) if populate else pa.nulls(count, pa.string()),
+        PARTITION_PATH: pa.repeat(pa.scalar(task.partition_path if populate else None, pa.string()), count),
+        FILE_NAME: pa.repeat(pa.scalar(file_name, pa.string()), count),
+    }
+    # Delete batches carry key columns only; their rows are never written.
+    columns = [
+        meta[f.name]
+        if f.name in meta
+        else rows.column(f.name)
+        if f.name in rows.column_names
+        else pa.nulls(count, f.type)
+        for f in context.full_schema
+    ]
+    return pa.Table.from_arrays(columns, schema=context.full_schema)
+
+
+def _bloom(context: WriteContext, keys: pa.Array | pa.ChunkedArray) -> BloomFilter | None:
+    if not context.populate_meta_fields:
+        return None
+    bloom = BloomFilter.create(
+        num_entries=context.bloom_entries,
+        fpp=context.bloom_fpp,
+        max_entries=context.bloom_max_entries,
+        filter_type=context.bloom_type,
+    )
+    bloom.add_keys(keys)
+    return bloom
+
+
+def _write_base(
+    storage: Storage, context: WriteContext, task: FileGroupWrite, table: pa.Table, io_type: IOType
+) -> tuple[str, int]:
+    name = BaseFileName(task.file_id, task.write_token, context.instant_time, "parquet").name
+    path = posixpath.join(task.partition_path, name)
+    Markers(storage, context.instant_time).create(path, io_type)
+    table = table.set_column(
+        table.schema.get_field_index(FILE_NAME), FILE_NAME, pa.repeat(pa.scalar(name), table.num_rows)
+    )
+    bloom = _bloom(context, table.column(RECORD_KEY))
+    size = write_base_file(
+        storage,
+        path,
+        table,
+        context.avro_schema,
+        bloom,
+        compression=context.compression,
+        row_group_bytes=context.row_group_bytes,
+        page_bytes=context.page_bytes,
+    )
+    crash.crash_point("write.after_first_file")
+    return path, size
+
+
+def _create(storage: Storage, context: WriteContext, task: FileGroupWrite) -> WriteStat:
+    rows = task.records.filter(pc.invert(task.records.column(DELETED)))
+    table = _meta_rows(context, task, rows, "")
+    path, size = _write_base(storage, context, task, table, IOType.CREATE)
+    return _stat(task, path, size, writes=rows.num_rows, inserts=rows.num_rows)
+
+
+def _newer_wins(context: WriteContext, incoming: pa.Table, stored: pa.Table) -> pa.ChunkedArray | pa.Array:
+    """Per aligned pair: does the incoming record replace (or delete) the stored one?"""
+    field = context.ordering_field
+    if (
+        context.merge_mode is not RecordMergeMode.EVENT_TIME_ORDERING
+        or field is None
+        or field not in incoming.column_names
+    ):
+        return pa.repeat(True, incoming.num_rows)
+    compared = pc.fill_null(pc.greater_equal(incoming.column(field), stored.column(field)), True)
+    return compared
+
+
+def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> WriteStat:
+    assert task.base_file is not None
+    old = read_parquet(storage, posixpath.join(task.partition_path, task.base_file), context.full_schema).table
+    incoming = task.records
+    position = pc.index_in(context.key_spec.keys(old), value_set=incoming.column(KEY))
+    matched_old = pc.indices_nonzero(pc.is_valid(position))
+    matched_in = pc.take(position, matched_old)
+    wins = _newer_wins(context, incoming.take(matched_in), old.take(matched_old))
+    deleting = pc.take(incoming.column(DELETED), matched_in)
+    delete_old = pc.filter(matched_old, pc.and_(wins, deleting))
+    replace_old = pc.filter(matched_old, pc.and_(wins, pc.invert(deleting)))
+    replace_in = pc.filter(matched_in, pc.and_(wins, pc.invert(deleting)))
+    known = pc.is_in(incoming.column(KEY), value_set=context.key_spec.keys(old))
+    insert_in = pc.indices_nonzero(pc.and_(pc.invert(known), pc.invert(incoming.column(DELETED))))
+    fresh = _meta_rows(context, task, incoming, "")
+    # Old rows keep their order; replaced ones take the incoming row; inserts go last.
+    source = pa.concat_tables([old, fresh])
+    order = np.arange(old.num_rows, dtype=np.int64)
+    order[replace_old.to_numpy()] = replace_in.to_numpy().astype(np.int64) + old.num_rows
+    keep = np.ones(old.num_rows, dtype=bool)
+    keep[delete_old.to_numpy()] = False
+    indices = np.concatenate([order[keep], insert_in.to_numpy().astype(np.int64) + old.num_rows])
+    table = source.take(indices)
+    path, size = _write_base(storage, context, task, table, IOType.MERGE)
+    return _stat(
+        task,
+        path,
+        size,
+        writes=table.num_rows,
+        inserts=len(insert_in),
+        updates=len(replace_old),
+        deletes=len(delete_old),
+        prev_commit=task.base_instant,
+        prev_base_file=task.base_file,
+    )
+
+
+def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> WriteStat:
+    deleted = task.records.column(DELETED)
+    updates = task.records.filter(pc.invert(deleted))
+    deletes = task.records.filter(deleted)
+    writer_schema = with_meta_fields_avro(context.avro_schema)
+    blocks = []
+    if updates.num_rows:
+        rows = _meta_rows(context, task, updates, task.file_id)
+        if context.log_block_format is LogBlockFormat.PARQUET:
+            blocks.append(parquet_data_block(context.instant_time, writer_schema, rows, context.compression))
+        else:
+            blocks.append(avro_data_block(context.instant_time, writer_schema, rows))
+    if deletes.num_rows:
+        field = context.ordering_field
+        ordering = deletes.column(field).combine_chunks() if field and field in deletes.column_names else None
+        blocks.append(
+            delete_block(
+                context.instant_time,
+                writer_schema,
+                deletes.column(KEY).to_pylist(),
+                [task.partition_path] * deletes.num_rows,
+                ordering,
+            )
+        )
+    name = new_log_file_name(storage, task.partition_path, task.file_id, context.instant_time, task.write_token)
+    path = posixpath.join(task.partition_path, name)
+    Markers(storage, context.instant_time).create(path, IOType.APPEND)
+    content = b"".join(blocks)
+    storage.write_bytes(path, content)
+    crash.crash_point("write.after_first_file")
+    return WriteStat(
+        file_id=task.file_id,
+        path=path,
+        partition_path=task.partition_path,
+        prev_commit=context.instant_time,
+        num_writes=task.records.num_rows,
+        num_inserts=0,
+        num_update_writes=updates.num_rows,
+        num_deletes=deletes.num_rows,
+        total_write_bytes=len(content),
+        file_size_in_bytes=len(content),
+        total_log_records=0,
+        base_file="",
+        log_files=(name,),
+        cdc_stats=None,
+        log_version=int(name.rsplit(".", 1)[1].split("_", 1)[0]),
+        log_offset=0,
+    )
+
+
+def _stat(
+    task: FileGroupWrite,
+    path: str,
+    size: int,
+    writes: int,
+    inserts: int = 0,
+    updates: int = 0,
+    deletes: int = 0,
+    prev_commit: str | None = None,
+    prev_base_file: str | None = None,
+) -> WriteStat:
+    return WriteStat(
+        file_id=task.file_id,
+        path=path,
+        partition_path=task.partition_path,
+        prev_commit=prev_commit,
+        num_writes=writes,
+        num_inserts=inserts,
+        num_update_writes=updates,
+        num_deletes=deletes,
+        total_write_bytes=size,
+        file_size_in_bytes=size,
+        total_log_records=0,
+        base_file=None,
+        log_files=(),
+        cdc_stats=None,
+        prev_base_file=prev_base_file,
+    )

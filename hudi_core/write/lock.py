@@ -1,0 +1,103 @@
+"""The table lock a single writer holds for a whole write (or a service for plan and finalize).
+
+The lock is the file `.hoodie/.locks/table_lock.json` (Hudi 1.0.2's storage-based lock layout)
+created with create-if-absent and holding its owner and an expiration the holder keeps pushing
+forward. A lock whose expiration passed belongs to a dead process: the next writer takes it over
+by renaming it aside (only one renamer can win) before creating its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+import uuid
+from typing import Any
+
+from hudi_core.errors import ConcurrentWriteError, HudiStorageError
+from hudi_core.storage import Storage
+from hudi_core.write.heartbeat import Refresher
+
+LOCK_FILE = ".hoodie/.locks/table_lock.json"
+
+
+class TableLock:
+    """An exclusive table lock (context manager).
+
+    Args:
+        storage: the table storage.
+        validity_ms: how long the lock stays valid without a refresh; refreshed every third of it.
+        purpose: recorded in the lock file, for operators.
+    """
+
+    def __init__(self, storage: Storage, validity_ms: int, purpose: str) -> None:
+        self._storage = storage
+        self._validity_ms = validity_ms
+        self._owner = uuid.uuid4().hex
+        self._purpose = purpose
+        self._refresher = Refresher(self._refresh, validity_ms / 3000)
+
+    def _content(self) -> bytes:
+        record: dict[str, Any] = {
+            "owner": self._owner,
+            "expiration": int(time.time() * 1000) + self._validity_ms,
+            "expired": False,
+            "holder": {"host": socket.gethostname(), "pid": os.getpid(), "purpose": self._purpose},
+        }
+        return json.dumps(record).encode("utf-8")
+
+    def _read(self) -> dict[str, Any] | None:
+        try:
+            data: dict[str, Any] = json.loads(self._storage.read_bytes(LOCK_FILE))
+        except HudiStorageError:
+            return None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return {"owner": None, "expiration": 0}  # a torn lock file: its writer died mid-write
+        return data
+
+    def acquire(self) -> None:
+        for _ in range(3):
+            if self._storage.create_exclusive(LOCK_FILE, self._content()):
+                self._refresher.start()
+                return
+            holder = self._read()
+            if holder is None:
+                continue  # released between our attempts
+            if holder.get("expiration", 0) > time.time() * 1000:
+                raise ConcurrentWriteError(
+                    f"table {self._storage.base_uri} is locked by a live writer "
+                    f"({holder.get('holder', {})}); retry after it finishes"
+                )
+            self._take_over(holder)
+        raise ConcurrentWriteError(f"could not acquire the lock of {self._storage.base_uri}")
+
+    def _take_over(self, expired: dict[str, Any]) -> None:
+        aside = f"{LOCK_FILE}.expired-{uuid.uuid4().hex}"
+        try:
+            self._storage.rename(LOCK_FILE, aside)
+        except HudiStorageError:
+            return  # another writer moved it first
+        moved = json.loads(self._storage.read_bytes(aside) or b"{}") if self._storage.exists(aside) else {}
+        if moved.get("owner") != expired.get("owner"):
+            self._storage.rename(aside, LOCK_FILE)  # we moved a fresh lock: give it back
+            raise ConcurrentWriteError(f"table {self._storage.base_uri} was locked by another writer meanwhile")
+        self._storage.delete(aside)
+
+    def _refresh(self) -> None:
+        holder = self._read()
+        if holder is not None and holder.get("owner") == self._owner:
+            self._storage.write_atomic(LOCK_FILE, self._content())
+
+    def release(self) -> None:
+        self._refresher.stop()
+        holder = self._read()
+        if holder is not None and holder.get("owner") == self._owner:
+            self._storage.delete(LOCK_FILE)
+
+    def __enter__(self) -> TableLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

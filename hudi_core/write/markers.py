@@ -1,0 +1,54 @@
+"""Direct markers: `.hoodie/.temp/<instant>/<partition>/<file>.marker.<IOType>` (notes §3.4).
+
+A marker is created before each data file is written, so a rollback finds every file a failed
+write may have left, even half-written ones, and so can a Java rollback of our failed writes.
+"""
+
+from __future__ import annotations
+
+import enum
+import posixpath
+
+from hudi_core.storage import Storage
+
+TEMP_DIR = ".hoodie/.temp"
+MARKER_EXTENSION = ".marker"
+
+
+class IOType(enum.Enum):
+    CREATE = "CREATE"
+    MERGE = "MERGE"
+    APPEND = "APPEND"
+
+
+class Markers:
+    """The markers of one instant."""
+
+    def __init__(self, storage: Storage, instant_time: str) -> None:
+        self._storage = storage
+        self.directory = posixpath.join(TEMP_DIR, instant_time)
+
+    def create(self, data_file_path: str, io_type: IOType) -> None:
+        """Marks `data_file_path` (relative to the base path) as about to be written."""
+        self._storage.write_bytes(
+            posixpath.join(self.directory, f"{data_file_path}{MARKER_EXTENSION}.{io_type.value}"), b""
+        )
+
+    def data_files(self) -> list[str]:
+        """Paths (relative to the base path) of every data file marked by this instant."""
+        found: list[str] = []
+        pending = [""]
+        while pending:
+            relative = pending.pop()
+            for entry in self._storage.list_dir(
+                posixpath.join(self.directory, relative) if relative else self.directory
+            ):
+                child = posixpath.join(relative, entry.name) if relative else entry.name
+                if entry.is_dir:
+                    pending.append(child)
+                elif MARKER_EXTENSION in entry.name:
+                    found.append(child[: child.rindex(MARKER_EXTENSION)])
+        return sorted(found)
+
+    def delete_all(self) -> None:
+        self._storage.delete_dir(self.directory)

@@ -1,0 +1,176 @@
+"""Planning a write: which file group each record goes to, and how each group is written.
+
+* Records already stored (tagged by the index) go to their file group; deletes of unknown keys are
+  dropped. With a global index and `update.partition.path`, a record whose partition changed is
+  deleted where it was and inserted where it now belongs.
+* Inserts first fill small base files (`hoodie.parquet.small.file.limit`; on Merge-on-Read only
+  slices without log files), up to `hoodie.parquet.max.file.size` at the average record size of
+  earlier commits (`hoodie.copyonwrite.record.size.estimate` before any), then new file groups of
+  that size. bulk_insert and the overwrite operations never pad existing files.
+* Copy-on-Write rewrites every file group it touches (MERGE); Merge-on-Read appends updates and
+  deletes to a log file (APPEND) and pads small files by rewriting them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.file_group import FileSlice
+from hudi_core.index.tagger import IndexSpec, Tags
+from hudi_core.write.handles import FileGroupWrite
+from hudi_core.write.markers import IOType
+from hudi_core.write.prepare import DELETED, PARTITION
+
+TARGET_PARTITION = "__hudi_target_partition"
+TARGET_FILE = "__hudi_target_file"
+TAGGED = "__hudi_tagged"  # the index located the record (an update or delete, not an insert)
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """File sizing settings."""
+
+    max_file_size: int
+    small_file_limit: int
+    record_size: int
+    pad_small_files: bool
+
+    @property
+    def records_per_file(self) -> int:
+        return max(1, self.max_file_size // max(self.record_size, 1))
+
+
+def new_file_id() -> str:
+    return f"{uuid.uuid4()}-0"
+
+
+def route(rows: pa.Table, tags: Tags, index: IndexSpec) -> pa.Table:
+    """Rows with their target partition and file group (null file group: to be inserted)."""
+    found = pc.is_valid(tags.file_ids)
+    rows = rows.append_column(TAGGED, found)
+    if not index.is_global:
+        routed = _with_targets(rows, rows.column(PARTITION), tags.file_ids)
+    else:
+        stored_partition = pc.if_else(found, tags.partitions, rows.column(PARTITION))
+        moved = pc.fill_null(
+            pc.and_(
+                pc.and_(found, pc.not_equal(tags.partitions, rows.column(PARTITION))), pc.invert(rows.column(DELETED))
+            ),
+            False,
+        )
+        if index.update_partition_path and pc.any(moved).as_py():
+            # Delete where the record was, insert where it now belongs.
+            stay = pc.invert(moved)
+            count = pc.sum(moved).as_py()
+            removal = rows.filter(moved).set_column(
+                rows.schema.get_field_index(DELETED), DELETED, pa.repeat(True, count)
+            )
+            insert = rows.filter(moved).set_column(rows.schema.get_field_index(TAGGED), TAGGED, pa.repeat(False, count))
+            routed = pa.concat_tables(
+                [
+                    _with_targets(rows.filter(stay), stored_partition.filter(stay), tags.file_ids.filter(stay)),
+                    _with_targets(removal, tags.partitions.filter(moved), tags.file_ids.filter(moved)),
+                    _with_targets(insert, insert.column(PARTITION), pa.nulls(count, pa.string())),
+                ]
+            )
+        else:
+            # Without update.partition.path the record stays in the partition that holds it.
+            routed = _with_targets(rows, stored_partition, tags.file_ids)
+    # A delete of a key the table does not hold has nothing to do.
+    nothing_to_delete = pc.and_(routed.column(DELETED), pc.is_null(routed.column(TARGET_FILE)))
+    return routed.filter(pc.invert(nothing_to_delete))
+
+
+def _with_targets(
+    rows: pa.Table, partitions: pa.Array | pa.ChunkedArray, file_ids: pa.Array | pa.ChunkedArray
+) -> pa.Table:
+    return rows.append_column(TARGET_PARTITION, partitions).append_column(TARGET_FILE, file_ids)
+
+
+def _small_files(slices: Sequence[FileSlice], sizing: Sizing, is_mor: bool, busy: set[str]) -> list[tuple[str, int]]:
+    """(file id, free record capacity) of the partition's small base files, smallest first."""
+    if not sizing.pad_small_files or sizing.small_file_limit <= 0:
+        return []
+    found = []
+    for file_slice in slices:
+        if file_slice.base_file is None or file_slice.file_id in busy or (is_mor and file_slice.has_logs):
+            continue
+        if file_slice.base_file_size < sizing.small_file_limit:
+            capacity = (sizing.max_file_size - file_slice.base_file_size) // max(sizing.record_size, 1)
+            if capacity > 0:
+                found.append((file_slice.file_id, int(capacity), file_slice.base_file_size))
+    return [(f, c) for f, c, _ in sorted(found, key=lambda item: item[2])]
+
+
+def assign_inserts(
+    routed: pa.Table, slices: Mapping[str, Sequence[FileSlice]], sizing: Sizing, is_mor: bool
+) -> pa.Table:
+    """Gives every insert (null target file) a file group: small files first, then new groups."""
+    is_insert = pc.is_null(routed.column(TARGET_FILE))
+    if not pc.any(is_insert).as_py():
+        return routed
+    file_ids = routed.column(TARGET_FILE).to_numpy(zero_copy_only=False).astype(object)
+    partitions = routed.column(TARGET_PARTITION).to_numpy(zero_copy_only=False)
+    insert_rows = np.nonzero(is_insert.to_numpy(zero_copy_only=False))[0]
+    busy_by_partition: dict[str, set[str]] = {}
+    for partition, file_id in zip(
+        partitions[~is_insert.to_numpy(zero_copy_only=False)],
+        file_ids[~is_insert.to_numpy(zero_copy_only=False)],
+        strict=True,
+    ):
+        busy_by_partition.setdefault(partition, set()).add(file_id)
+    for partition in np.unique(partitions[insert_rows]):
+        rows_here = insert_rows[partitions[insert_rows] == partition]
+        position = 0
+        # On Merge-on-Read a file group with updates in this write gets a log, so it is not padded.
+        busy = busy_by_partition.get(partition, set()) if is_mor else set()
+        for file_id, capacity in _small_files(slices.get(partition, ()), sizing, is_mor, busy):
+            if position >= len(rows_here):
+                break
+            file_ids[rows_here[position : position + capacity]] = file_id
+            position += capacity
+        while position < len(rows_here):
+            file_ids[rows_here[position : position + sizing.records_per_file]] = new_file_id()
+            position += sizing.records_per_file
+    return routed.set_column(routed.schema.get_field_index(TARGET_FILE), TARGET_FILE, pa.array(file_ids, pa.string()))
+
+
+def file_group_writes(
+    routed: pa.Table, slices: Mapping[str, Sequence[FileSlice]], is_mor: bool
+) -> list[FileGroupWrite]:
+    """One write per target file group, with the way it is written."""
+    if routed.num_rows == 0:
+        return []
+    ordered = routed.take(
+        pc.sort_indices(routed, sort_keys=[(TARGET_PARTITION, "ascending"), (TARGET_FILE, "ascending")])
+    )
+    composite = pc.binary_join_element_wise(ordered.column(TARGET_PARTITION), ordered.column(TARGET_FILE), "\x00")
+    composite = composite.combine_chunks() if isinstance(composite, pa.ChunkedArray) else composite
+    changes = pc.not_equal(composite.slice(1), composite.slice(0, len(composite) - 1)).to_numpy(zero_copy_only=False)
+    starts = [0, *(np.nonzero(changes)[0] + 1).tolist()]
+    bounds = [*starts, ordered.num_rows]
+    existing = {(p, s.file_id): s for p, group in slices.items() for s in group}
+    writes = []
+    payload = ordered.drop_columns([TARGET_PARTITION, TARGET_FILE, TAGGED])
+    for task_index, (start, end) in enumerate(itertools.pairwise(bounds)):
+        partition = ordered.column(TARGET_PARTITION)[start].as_py()
+        file_id = ordered.column(TARGET_FILE)[start].as_py()
+        records = payload.slice(start, end - start)
+        tagged = pc.any(ordered.column(TAGGED).slice(start, end - start)).as_py()
+        current = existing.get((partition, file_id))
+        if current is None:
+            io_type, base_file = IOType.CREATE, None
+        elif is_mor and (current.base_file is None or tagged):
+            io_type, base_file = IOType.APPEND, None
+        else:
+            io_type, base_file = IOType.MERGE, current.base_file
+        base_instant = current.base_instant if current is not None else None
+        writes.append(FileGroupWrite(partition, file_id, io_type, task_index, records, base_file, base_instant))
+    return writes
