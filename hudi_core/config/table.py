@@ -22,7 +22,7 @@ from hudi_core.config import (
     parse_list,
     parse_str,
 )
-from hudi_core.errors import UnsupportedFeatureError, UnsupportedTableVersionError
+from hudi_core.errors import HudiConfigError, UnsupportedFeatureError, UnsupportedTableVersionError
 
 
 class TableType(enum.Enum):
@@ -364,22 +364,35 @@ def infer_key_generator_type(
     return KeyGeneratorType.COMPLEX
 
 
-def infer_merge_mode(payload_class: str | None, ordering_fields: list[str], version: int) -> RecordMergeMode:
-    """The merge mode of a table that does not persist one (v6), from its payload class.
+# Payload classes users pass and the merge mode each stands for (RFC-97). Payloads with extra
+# semantics (partial updates, delete markers, Debezium) have no hudi_core implementation.
+PAYLOAD_MERGE_MODES: dict[str, RecordMergeMode] = {
+    "org.apache.hudi.common.model.DefaultHoodieRecordPayload": RecordMergeMode.EVENT_TIME_ORDERING,
+    "org.apache.hudi.common.model.EventTimeAvroPayload": RecordMergeMode.EVENT_TIME_ORDERING,
+    "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload": RecordMergeMode.COMMIT_TIME_ORDERING,
+    "org.apache.hudi.metadata.HoodieMetadataPayload": RecordMergeMode.CUSTOM,
+}
 
-    RFC-97 maps DefaultHoodieRecordPayload and EventTimeAvroPayload to event-time ordering and
-    OverwriteWithLatestAvroPayload to commit-time ordering; without a payload class the table
-    orders by event time when it has an ordering field.
+
+def payload_merge_mode(payload_class: str) -> RecordMergeMode:
+    """The merge mode of a payload class; HudiConfigError naming it when there is no equivalent."""
+    mode = PAYLOAD_MERGE_MODES.get(payload_class.strip())
+    if mode is None:
+        raise HudiConfigError(
+            f"payload class {payload_class} has no hudi_core equivalent "
+            f"(supported: {', '.join(sorted(PAYLOAD_MERGE_MODES))}); use hoodie.write.record.merge.mode"
+        )
+    return mode
+
+
+def infer_merge_mode(payload_class: str | None, ordering_fields: list[str], version: int) -> RecordMergeMode:
+    """The merge mode of a table that does not persist one, from its payload class (RFC-97).
+
+    Without a payload class the table orders by event time when it has an ordering field; before
+    table version 8 Spark's default payload was OverwriteWithLatestAvroPayload (commit time).
     """
     if payload_class:
-        short = payload_class.rsplit(".", 1)[-1]
-        if short in ("DefaultHoodieRecordPayload", "EventTimeAvroPayload", "PartialUpdateAvroPayload"):
-            return RecordMergeMode.EVENT_TIME_ORDERING
-        if short in ("OverwriteWithLatestAvroPayload", "OverwriteNonDefaultsWithLatestAvroPayload"):
-            return RecordMergeMode.COMMIT_TIME_ORDERING
-        if short == "HoodieMetadataPayload":
-            return RecordMergeMode.CUSTOM
-    if version < 8 and not payload_class:
-        # Before 1.0 Spark's default payload was OverwriteWithLatestAvroPayload.
+        return PAYLOAD_MERGE_MODES.get(payload_class.strip(), RecordMergeMode.CUSTOM)
+    if version < 8:
         return RecordMergeMode.COMMIT_TIME_ORDERING
     return RecordMergeMode.EVENT_TIME_ORDERING if ordering_fields else RecordMergeMode.COMMIT_TIME_ORDERING

@@ -8,6 +8,8 @@ A null or empty value becomes `__HIVE_DEFAULT_PARTITION__` (`default` before 0.1
 
 from __future__ import annotations
 
+import decimal
+import math
 import urllib.parse
 from typing import Any
 
@@ -29,12 +31,32 @@ def unescape_path_name(value: str) -> str:
     return urllib.parse.unquote(value)
 
 
+def java_double_string(value: float) -> str:
+    """Java's `Double.toString`: the shortest digits, at least one after the point, and scientific
+    notation (`1.0E10`) below 1e-3 and from 1e7."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        text = repr(value)
+        return text if "." in text else text + ".0"
+    sign, digits, exponent = decimal.Decimal(repr(value)).normalize().as_tuple()
+    assert isinstance(exponent, int)
+    mantissa = "".join(map(str, digits))
+    return f"{'-' if sign else ''}{mantissa[0]}.{mantissa[1:] or '0'}E{len(mantissa) - 1 + exponent}"
+
+
 def value_strings(column: Any, field: str) -> pa.Array | pa.ChunkedArray:
     """A column's values as Hudi's key generators print them (dates ISO, times as epoch numbers).
 
     Timestamps print as their epoch-microsecond number, as Hudi's Avro key generators do without
-    `consistent.logical.timestamp.enabled`.
+    `consistent.logical.timestamp.enabled`; floating-point values as Java prints them (`1.0`).
     """
+    if pa.types.is_floating(column.type):
+        uniques = pc.unique(column)
+        texts = pa.array([None if v is None else java_double_string(v) for v in uniques.to_pylist()], pa.string())
+        return pc.take(texts, pc.index_in(column, value_set=uniques))
     if pa.types.is_timestamp(column.type):
         column = pc.cast(pc.cast(column, pa.timestamp("us", tz=getattr(column.type, "tz", None))), pa.int64())
     elif pa.types.is_boolean(column.type):

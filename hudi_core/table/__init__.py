@@ -25,13 +25,13 @@ from hudi_core.config.read import HudiReadConfig, IncrementalFormat, QueryType
 from hudi_core.config.table import HudiTableConfig, TableConfig
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.engine.arrow import plan_batch_reader, read_plan
-from hudi_core.errors import HudiConfigError, TableExistsError, UnsupportedFeatureError
+from hudi_core.errors import HudiConfigError, HudiError, TableExistsError, UnsupportedFeatureError
 from hudi_core.file_group import FileSlice
 from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.storage import Storage
 from hudi_core.table.create import table_definition, write_new_table
 from hudi_core.table.scan import ScanPlan, TableScanner
-from hudi_core.table.state import PROPERTIES_FILE, TableState, load_table_config, load_table_state
+from hudi_core.table.state import METAFOLDER, PROPERTIES_FILE, TableState, load_table_config, load_table_state
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Instant, normalize_instant_time
@@ -345,6 +345,8 @@ def write_hudi(
     operation = configs.value(HudiWriteConfig.OPERATION)
     storage = Storage(path)
     table_data = to_arrow(data) if data is not None else None
+    created = False
+    path_existed = storage.exists("")
     if not storage.exists(PROPERTIES_FILE):
         name = configs.get(HudiTableConfig.NAME)
         keys = configs.get(HudiWriteConfig.RECORD_KEY_FIELD)
@@ -357,15 +359,26 @@ def write_hudi(
         precombine = configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
         data_schema = without_meta_fields(table_data.schema)
         with contextlib.suppress(TableExistsError):  # created concurrently: write into it
-            HudiTable.create(
-                path,
-                data_schema,
-                name,
-                keys,
-                [p.strip() for p in partition_option.split(",") if p.strip()],
-                [precombine] if precombine else None,
-                configs.value(HudiWriteConfig.TABLE_TYPE).value,
-                opts,
+            created = bool(
+                HudiTable.create(
+                    path,
+                    data_schema,
+                    name,
+                    keys,
+                    [p.strip() for p in partition_option.split(",") if p.strip()],
+                    [precombine] if precombine else None,
+                    configs.value(HudiWriteConfig.TABLE_TYPE).value,
+                    opts,
+                )
             )
     partitions = configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE)
-    return HudiTable(path)._write(operation, table_data, opts, checkpoint, checkpoint_identifier, partitions)
+    table = HudiTable(path)
+    try:
+        return table._write(operation, table_data, opts, checkpoint, checkpoint_identifier, partitions)
+    except HudiError:
+        if created and not table.timeline.instants():
+            # The first batch was rejected: leave no table behind to persist its settings.
+            storage.delete_dir(METAFOLDER)
+            if not path_existed and not storage.list_dir(""):
+                storage.delete_dir("")
+        raise

@@ -31,6 +31,7 @@ from hudi_core.config.table import (
     infer_key_generator_type,
     infer_merge_mode,
     parse_table_type,
+    payload_merge_mode,
 )
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import HudiConfigError, SchemaError, TableExistsError, UnsupportedFeatureError
@@ -128,8 +129,10 @@ def _parse_merge_mode(options: Mapping[str, str], ordering_field: str | None) ->
     configs = HudiConfigs(options)
     mode = configs.get(HudiWriteConfig.RECORD_MERGE_MODE) or configs.get(HudiTableConfig.RECORD_MERGE_MODE)
     payload = configs.get(HudiWriteConfig.PAYLOAD_CLASS) or configs.get(HudiTableConfig.PAYLOAD_CLASS)
+    if mode is None and payload:
+        mode = payload_merge_mode(payload)
     if mode is None:
-        mode = infer_merge_mode(payload, [ordering_field] if ordering_field else [], TABLE_VERSION)
+        mode = infer_merge_mode(None, [ordering_field] if ordering_field else [], TABLE_VERSION)
     if mode is RecordMergeMode.CUSTOM:
         raise UnsupportedFeatureError("CUSTOM merge mode (user record mergers) is not supported")
     if mode is RecordMergeMode.EVENT_TIME_ORDERING and ordering_field is None:

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.config import ConfigOption, HudiConfigs, validate_options
-from hudi_core.config.table import TableConfig
+from hudi_core.config.table import KEY_GENERATOR_CLASSES, TableConfig, payload_merge_mode
 from hudi_core.config.write import HudiIndexConfig, HudiWriteConfig, InsertDupPolicy
 from hudi_core.engine.arrow import ordered_map
 from hudi_core.errors import (
@@ -57,7 +57,7 @@ from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import TimelineWriter, latest_time_on, new_instant_time
 from hudi_core.write import crash
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
-from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired
+from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired, heartbeat_path
 from hudi_core.write.lock import TableLock
 from hudi_core.write.markers import Markers
 from hudi_core.write.operation import WriteOperation
@@ -181,6 +181,7 @@ class WriteClient:
     # ---- settings ---------------------------------------------------------------------------
 
     def _configs(self, config: TableConfig) -> HudiConfigs:
+        """The write options, checked against what the table persisted (which always wins)."""
         configs = HudiConfigs(self._options)
         for key, persisted in _PERSISTED_WRITE_OPTIONS.items():
             given = self._options.get(key)
@@ -188,6 +189,23 @@ class WriteClient:
                 raise HudiConfigError(
                     f"option {key}={given} conflicts with the table's persisted value {persisted(config)!r}"
                 )
+        payload = configs.get(HudiWriteConfig.PAYLOAD_CLASS)
+        if payload is not None and payload_merge_mode(payload) is not config.record_merge_mode:
+            raise HudiConfigError(
+                f"payload class {payload} means {payload_merge_mode(payload).value}, but the table merges by "
+                f"{config.record_merge_mode.value}"
+            )
+        mode = configs.get(HudiWriteConfig.RECORD_MERGE_MODE)
+        if mode is not None and mode is not config.record_merge_mode:
+            raise HudiConfigError(
+                f"merge mode {mode.value} conflicts with the table's {config.record_merge_mode.value}"
+            )
+        keygen_class = configs.get(HudiWriteConfig.KEY_GENERATOR_CLASS)
+        if keygen_class is not None and KEY_GENERATOR_CLASSES.get(keygen_class) is not config.key_generator_type:
+            raise HudiConfigError(
+                f"key generator class {keygen_class} conflicts with the table's {config.key_generator_type.value} "
+                "key generator"
+            )
         return configs
 
     def _index(self, configs: HudiConfigs, keygen: KeyGenerator) -> IndexSpec:
@@ -267,8 +285,13 @@ class WriteClient:
                     raise
 
     def _recover(self, timeline: Timeline, writer: TimelineWriter, heartbeat_ms: int, misses: int) -> None:
-        """Finishes interrupted rollbacks and rolls back writes whose writer died."""
+        """Finishes interrupted rollbacks, rolls back writes whose writer died, drops stale markers."""
         resume_pending_rollbacks(self._storage, timeline, writer)
+        timeline = load_table_state(self._storage).timeline  # the resumed rollbacks changed it
+        for instant in timeline.completed():
+            # A writer that died right after completing leaves its markers and heartbeat behind.
+            Markers(self._storage, instant.requested_time).delete_all()
+            self._storage.delete(heartbeat_path(instant.requested_time))
         for instant in timeline.pending():
             if instant.action not in DATA_ACTIONS or timeline.is_table_service(instant):
                 continue

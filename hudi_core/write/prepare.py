@@ -14,7 +14,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.errors import DuplicateKeyError, HudiError, SchemaError
+from hudi_core.errors import DuplicateKeyError, InvalidKeyError, SchemaError
 from hudi_core.keygen import KeyGenerator
 from hudi_core.merge.dedup import has_duplicates, last_per_key
 from hudi_core.schema.arrow_avro import normalize_for_write
@@ -50,7 +50,7 @@ class PreparedBatch:
 
 
 def to_arrow(data: Any) -> pa.Table:
-    """An Arrow table from a pyarrow Table or RecordBatchReader or a pandas DataFrame."""
+    """An Arrow table from a pyarrow Table, RecordBatch(Reader), pandas DataFrame or list of dicts."""
     if isinstance(data, pa.Table):
         return data
     if isinstance(data, pa.RecordBatchReader):
@@ -59,7 +59,13 @@ def to_arrow(data: Any) -> pa.Table:
         return pa.Table.from_batches([data])
     if type(data).__module__.startswith("pandas"):
         return pa.Table.from_pandas(data, preserve_index=False)
-    raise HudiError(f"cannot write {type(data).__name__}: pass a pyarrow Table, RecordBatchReader or pandas DataFrame")
+    if isinstance(data, list) and all(isinstance(row, dict) for row in data):
+        try:
+            return pa.Table.from_pylist(data)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+            raise SchemaError(f"the rows do not form a table: {e}") from e
+    kinds = "a pyarrow Table, RecordBatchReader, pandas DataFrame or list of dicts"
+    raise SchemaError(f"cannot write {type(data).__name__}: pass {kinds}")
 
 
 def prepare_batch(
@@ -79,6 +85,9 @@ def prepare_batch(
     if duplicated:
         raise SchemaError(f"the data has duplicate column names {sorted(duplicated)}")
     deleting = operation is WriteOperation.DELETE
+    missing_keys = [n for n in keygen.record_key_fields if n not in table.column_names]
+    if missing_keys:
+        raise InvalidKeyError(f"record key field(s) {missing_keys} missing from the data")
     if deleting:
         needed = list(keygen.record_key_fields) + ([] if global_index else list(keygen.partition_fields))
         missing = [n for n in needed if n not in table.column_names]
