@@ -90,7 +90,7 @@ def main() -> None:
             merge=MergeSpec(RecordMergeMode.COMMIT_TIME_ORDERING, None, schema, keys),
             visibility=BlockVisibility(frozenset({INSTANT, DELTA})),
         )
-        slice_ = FileSlice("", file_id, INSTANT, base_name, [log_name])
+        slice_ = FileSlice("", file_id, INSTANT, base_name, (log_name,))
         reader = FileGroupReader(storage)
         merged = best(3, lambda: reader.read(slice_, request))
         raw = best(3, lambda: pq.read_table(Path(tmp) / base_name))

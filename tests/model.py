@@ -33,11 +33,14 @@ class TableModel:
         key_field: the record key column.
         partition_of: maps a row to its partition path ("" when non-partitioned).
         ordering_field: the ordering column under event-time ordering, else None.
+        global_keys: a key is unique across partitions (global index): an upsert moving it to another
+            partition removes it from the old one.
     """
 
     key_field: str
     partition_of: Any
     ordering_field: str | None = None
+    global_keys: bool = False
     commits: list[Commit] = field(default_factory=list)
 
     @property
@@ -66,6 +69,9 @@ class TableModel:
     def upsert(self, rows: list[Row], instant: str, completion: str | None) -> None:
         state = copy.deepcopy(self.current)
         for where, row in self._dedup(rows).items():
+            if self.global_keys:
+                for moved in [w for w in state if w[1] == where[1] and w != where]:
+                    del state[moved]
             stored = state.get(where)
             if stored is None or self._wins(row, stored):
                 state[where] = {**row, "_commit": instant}
@@ -139,6 +145,57 @@ class TableModel:
             if end is None or key(commit) <= end:
                 state = commit.state
         return [{c: row.get(c) for c in columns} for row in state.values() if row["_commit"] in selected]
+
+    def changes(self, start: str | None, end: str | None, columns: list[str]) -> list[Row]:
+        """CDC rows of the non-service commits completed in (start, end]: op, ts_ms, before, after.
+
+        A commit's changes compare the state before it with the state after it: a record only
+        after is inserted, only before deleted, in both and rewritten by the commit updated. A key
+        deleted in one partition and inserted in another by the same commit is one update. Sorted
+        by completion, then key, then partition.
+        """
+
+        def key(c: Commit) -> str:
+            return c.completion or c.instant
+
+        def image(row: Row | None) -> Row | None:
+            return None if row is None else {c: row.get(c) for c in columns}
+
+        out: list[Row] = []
+        previous: dict[tuple[str, str], Row] = {}
+        for commit in self.commits:
+            before, after = previous, commit.state
+            previous = commit.state
+            if commit.is_service or (start is not None and key(commit) <= start):
+                continue
+            if end is not None and key(commit) > end:
+                break
+            rows: list[tuple[str, str, str, Row | None, Row | None]] = []
+            for where in sorted(before.keys() | after.keys(), key=lambda w: (w[1], w[0])):
+                old, new = before.get(where), after.get(where)
+                if old is None and new is not None:
+                    rows.append((where[1], where[0], "i", None, new))
+                elif new is None and old is not None:
+                    rows.append((where[1], where[0], "d", old, None))
+                elif old is not None and new is not None and new["_commit"] == commit.instant:
+                    rows.append((where[1], where[0], "u", old, new))
+            by_key: dict[str, list[int]] = {}
+            for i, row in enumerate(rows):
+                by_key.setdefault(row[0], []).append(i)
+            dropped: set[int] = set()
+            for indexes in by_key.values():
+                ops = sorted(rows[i][2] for i in indexes)
+                if ops == ["d", "i"]:
+                    d = next(i for i in indexes if rows[i][2] == "d")
+                    n = next(i for i in indexes if rows[i][2] == "i")
+                    rows[n] = (rows[n][0], rows[n][1], "u", rows[d][3], rows[n][4])
+                    dropped.add(d)
+            out.extend(
+                {"op": op, "ts_ms": commit.instant, "before": image(old), "after": image(new)}
+                for i, (_, _, op, old, new) in enumerate(rows)
+                if i not in dropped
+            )
+        return out
 
 
 def table_rows(table: pa.Table, columns: list[str]) -> list[Row]:

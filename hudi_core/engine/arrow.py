@@ -7,6 +7,7 @@ come back in plan order.
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,21 +27,47 @@ def default_parallelism() -> int:
     return max(1, min(8, os.cpu_count() or 1))
 
 
+_POOL_LOCK = threading.Lock()
+_pools: dict[int, ThreadPoolExecutor] = {}
+_in_pool = threading.local()
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """A process-wide pool per size: starting threads per call costs more than small reads."""
+    with _POOL_LOCK:
+        pool = _pools.get(workers)
+        if pool is None:
+            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hudi-arrow", initializer=_mark_pooled)
+            _pools[workers] = pool
+        return pool
+
+
+def _mark_pooled() -> None:
+    _in_pool.active = True
+
+
 def ordered_map(func: Callable[[T], R], items: Iterable[T], parallelism: int | None = None) -> Iterator[R]:
-    """`map(func, items)` on threads, yielding in input order with a bounded number in flight."""
+    """`map(func, items)` on threads, yielding in input order with a bounded number in flight.
+
+    Runs inline for a single item and inside pool threads (nested maps would wait on their own pool).
+    """
     workers = parallelism or default_parallelism()
-    iterator = iter(items)
-    if workers == 1:
-        yield from map(func, iterator)
+    pending = list(items)
+    if workers == 1 or len(pending) <= 1 or getattr(_in_pool, "active", False):
+        yield from map(func, pending)
         return
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hudi-arrow") as pool:
-        in_flight: deque[Future[R]] = deque()
-        for item in iterator:
+    pool = _pool(workers)
+    in_flight: deque[Future[R]] = deque()
+    try:
+        for item in pending:
             in_flight.append(pool.submit(func, item))
             if len(in_flight) >= 2 * workers:
                 yield in_flight.popleft().result()
         while in_flight:
             yield in_flight.popleft().result()
+    finally:
+        for future in in_flight:  # an abandoned or failed map leaves no work running
+            future.cancel()
 
 
 def iter_plan(storage: Storage, plan: ScanPlan, parallelism: int | None = None) -> Iterator[pa.Table]:

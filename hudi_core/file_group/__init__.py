@@ -7,7 +7,7 @@ A file group (partition path + file id) holds successive file slices; a slice is
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,9 @@ class FileSlice:
     file_id: str
     base_instant: str
     base_file: str | None
-    log_files: list[str] = field(default_factory=list)
+    log_files: tuple[str, ...] = ()
     base_file_size: int = 0
-    log_file_sizes: list[int] = field(default_factory=list)
+    log_file_sizes: tuple[int, ...] = ()
 
     @property
     def base_file_path(self) -> str | None:

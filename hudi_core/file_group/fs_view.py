@@ -100,9 +100,9 @@ def latest_file_slices(partition_path: str, entries: Iterable[FileEntry], view: 
                 file_id=file_id,
                 base_instant=latest if latest is not None else members[0][0].instant_time,
                 base_file=base_entry.name if base_entry else None,
-                log_files=[entry.name for _, entry in members],
+                log_files=tuple(entry.name for _, entry in members),
                 base_file_size=base_entry.size if base_entry else 0,
-                log_file_sizes=[entry.size for _, entry in members],
+                log_file_sizes=tuple(entry.size for _, entry in members),
             )
         )
     return slices

@@ -13,6 +13,11 @@ import pyarrow as pa
 from hudi_core.errors import SchemaError
 
 
+def null_rows(schema: pa.Schema, count: int) -> pa.Table:
+    """`count` rows of nulls in `schema` (placeholders for absent images, missing columns, ...)."""
+    return pa.Table.from_arrays([pa.nulls(count, f.type) for f in schema], schema=schema)
+
+
 def conform_table(table: pa.Table, schema: pa.Schema, where: str) -> pa.Table:
     """`table` with exactly the fields of `schema`, in its order and with its types."""
     if table.schema.equals(schema, check_metadata=False):

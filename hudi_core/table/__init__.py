@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, MutableMapping, Sequence
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -24,11 +25,13 @@ from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.read import HudiReadConfig, IncrementalFormat, QueryType
 from hudi_core.config.table import HudiTableConfig, TableConfig
 from hudi_core.config.write import HudiWriteConfig
-from hudi_core.engine.arrow import plan_batch_reader, read_plan
-from hudi_core.errors import HudiConfigError, HudiError, TableExistsError, UnsupportedFeatureError
+from hudi_core.engine.arrow import iter_plan, plan_batch_reader, read_plan
+from hudi_core.errors import HudiConfigError, HudiError, TableExistsError
 from hudi_core.file_group import FileSlice
 from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.storage import Storage
+from hudi_core.table.cdc import CdcReader
+from hudi_core.table.checkpoint import latest_checkpoint
 from hudi_core.table.create import table_definition, write_new_table
 from hudi_core.table.scan import ScanPlan, TableScanner
 from hudi_core.table.state import METAFOLDER, PROPERTIES_FILE, TableState, load_table_config, load_table_state
@@ -125,7 +128,30 @@ class HudiTable:
         Returns:
             The rows as an Arrow table.
         """
+        if self._is_cdc_query(options):
+            if columns is not None or filters is not None or as_of is not None:
+                raise HudiConfigError("a CDC query returns whole change rows: columns, filters and as_of do not apply")
+            configs = HudiConfigs(self._options, dict(options or {}))
+            return self.read_cdc(self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME))
         return read_plan(self._storage, self.plan(columns, filters, as_of, options))
+
+    def _is_cdc_query(self, options: Mapping[str, str] | None) -> bool:
+        read_options = dict(options or {})
+        validate_options(read_options)
+        configs = HudiConfigs(self._options, read_options)
+        return (
+            configs.value(HudiReadConfig.QUERY_TYPE) is QueryType.INCREMENTAL
+            and configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC
+        )
+
+    @staticmethod
+    def _begin_instant(configs: HudiConfigs) -> str:
+        start = configs.get(HudiReadConfig.BEGIN_INSTANT_TIME)
+        if start is None:
+            raise HudiConfigError(
+                f"an incremental query needs {HudiReadConfig.BEGIN_INSTANT_TIME.key} (an instant time or 'earliest')"
+            )
+        return str(start)
 
     def read_batches(
         self,
@@ -156,6 +182,41 @@ class HudiTable:
         """
         return read_plan(self._storage, self.plan_incremental(start, end, columns, filters, inclusive_start))
 
+    def read_cdc(
+        self, start: str, end: str | None = None, images: str = "json", inclusive_start: bool = False
+    ) -> pa.Table:
+        """Every change of every record by the commits that completed in (start, end].
+
+        Args:
+            start: as in :meth:`read_incremental` ("earliest" or an instant).
+            end: inclusive upper bound (default: the latest completed instant).
+            images: "json" (default; `before`/`after` as JSON strings, as Spark's CDC returns them)
+                or "struct" (as structs of the data columns).
+            inclusive_start: include commits completed exactly at `start` (Hudi 1.0.x).
+
+        Returns:
+            Columns `op` ('i', 'u', 'd'), `ts_ms` (the commit's instant time), `before`, `after`;
+            one row per key per commit, sorted by (completion time, key).
+
+        Raises:
+            IncrementalRangeUnavailableError: a commit's files were cleaned, or the window reaches
+                archived instants.
+        """
+        state = self.state()
+        scanner = self._scanner(state)
+        reader = CdcReader(self._storage, state.config, state.timeline, scanner, partial(iter_plan, self._storage))
+        start_time, end_time = self._window(start, end)
+        return reader.read(start_time, end_time, images, inclusive_start)
+
+    def latest_checkpoint(self, identifier: str | None = None) -> str | None:
+        """The checkpoint of the latest commit (by completion time) that stored one.
+
+        With `identifier`, only commits written with that `checkpoint_identifier` count. Commits
+        without a checkpoint (table services, other writers) are skipped; archived commits are
+        searched when no active one has a checkpoint.
+        """
+        return latest_checkpoint(self._storage, self.state(), identifier)
+
     # ---- planning -----------------------------------------------------------------------------
 
     def plan(
@@ -174,14 +235,14 @@ class HudiTable:
             if as_of is not None or configs.contains(HudiReadConfig.AS_OF_INSTANT):
                 raise HudiConfigError("an incremental query cannot also time travel (as.of.instant)")
             if configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC:
-                raise UnsupportedFeatureError("CDC queries are not implemented yet")
-            start = configs.get(HudiReadConfig.BEGIN_INSTANT_TIME)
-            if start is None:
-                raise HudiConfigError(
-                    f"an incremental query needs {HudiReadConfig.BEGIN_INSTANT_TIME.key} "
-                    "(an instant time or 'earliest')"
-                )
-            return self.plan_incremental(start, configs.get(HudiReadConfig.END_INSTANT_TIME), columns, filters)
+                raise HudiConfigError("CDC queries are not planned slice by slice: use read() or read_cdc()")
+            return self.plan_incremental(
+                self._begin_instant(configs),
+                configs.get(HudiReadConfig.END_INSTANT_TIME),
+                columns,
+                filters,
+                fallback_to_full_scan=configs.value(HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN),
+            )
         as_of_value = as_of if as_of is not None else configs.get(HudiReadConfig.AS_OF_INSTANT)
         as_of_time = normalize_instant_time(as_of_value) if as_of_value is not None else None
         read_optimized = query_type is QueryType.READ_OPTIMIZED
@@ -194,11 +255,20 @@ class HudiTable:
         columns: Sequence[str] | None = None,
         filters: Filters = None,
         inclusive_start: bool = False,
+        fallback_to_full_scan: bool | None = None,
     ) -> ScanPlan:
         """Plans an incremental read (see :meth:`read_incremental`)."""
+        start_time, end_time = self._window(start, end)
+        if fallback_to_full_scan is None:
+            fallback_to_full_scan = HudiConfigs(self._options).value(HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN)
+        return self._scanner(self.state()).incremental(
+            start_time, end_time, columns, filters, inclusive_start, fallback_to_full_scan
+        )
+
+    @staticmethod
+    def _window(start: str, end: str | None) -> tuple[str | None, str | None]:
         start_time = None if start.strip().lower() == "earliest" else normalize_instant_time(start)
-        end_time = normalize_instant_time(end) if end is not None else None
-        return self._scanner(self.state()).incremental(start_time, end_time, columns, filters, inclusive_start)
+        return start_time, normalize_instant_time(end) if end is not None else None
 
     def _scanner(self, state: TableState) -> TableScanner:
         return TableScanner(self._storage, state.config, state.timeline)

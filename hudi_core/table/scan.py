@@ -22,8 +22,10 @@ from dataclasses import dataclass, replace
 
 import pyarrow as pa
 
+from hudi_core import metrics
+from hudi_core.config.read import HudiReadConfig
 from hudi_core.config.table import TableConfig
-from hudi_core.errors import SchemaError
+from hudi_core.errors import IncrementalRangeUnavailableError, SchemaError
 from hudi_core.expr import Filter, parse_filters
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import VisibleInstants, latest_file_slices, visible_instants
@@ -36,6 +38,7 @@ from hudi_core.schema.resolver import resolve_avro_schema, table_arrow_schema
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
 from hudi_core.table.partition import PartitionPruner
+from hudi_core.table.state import archive_dir
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.instant import Action, Instant
 
@@ -62,6 +65,9 @@ class ScanPlan:
 def read_planned_slice(reader: FileGroupReader, plan: ScanPlan, file_slice: FileSlice) -> pa.Table:
     """Reads one slice of a plan and returns exactly the plan's output columns."""
     return reader.read(file_slice, plan.request).select(plan.output_schema.names)
+
+
+INCREMENTAL_FALLBACK_KEY = HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN.key
 
 
 class TableScanner:
@@ -107,8 +113,14 @@ class TableScanner:
         columns: Sequence[str] | None,
         filters: Sequence[Sequence[object]] | None,
         inclusive_start: bool = False,
+        fallback_to_full_scan: bool = False,
     ) -> ScanPlan:
-        """Plans an incremental read of the window (start, end] (or [start, end])."""
+        """Plans an incremental read of the window (start, end] (or [start, end]).
+
+        When the window reaches instants whose files were cleaned (or archived instants), the read
+        fails with IncrementalRangeUnavailableError naming them, or with `fallback_to_full_scan`
+        scans the latest snapshot for the records those instants wrote.
+        """
         timeline = self._timeline
         completed = timeline.completed_data_instants()
         as_of_end = [i for i in completed if end is None or timeline.completion_order_key(i) <= end]
@@ -122,20 +134,59 @@ class TableScanner:
         if selected and self._config.populate_meta_fields:
             # Untouched records keep their commit time through rewrites, compaction and clustering.
             extra = parse_filters([(COMMIT_TIME, "in", sorted({i.requested_time for i in selected}))], schema)
-        output, parsed, request = self._request(schema, columns, filters, False, extra)
         if not selected:
+            output, _, request = self._request(schema, columns, filters, False, extra)
             return ScanPlan(schema, output, request, (), ())
         touched = self._follow_clustering(self._touched_file_groups(selected), as_of_end, start)
-        view = self._visible(as_of_end, upper_bound=end)
+        archived = self.archived_before(start)
+        lost = self.unavailable(as_of_end, touched) + ([archived] if archived else [])
+        if lost:
+            if not fallback_to_full_scan:
+                raise IncrementalRangeUnavailableError(
+                    f"the incremental window reaches instant(s) {', '.join(sorted(set(lost)))} whose files were "
+                    f"cleaned or archived; set {INCREMENTAL_FALLBACK_KEY}=true to scan the table instead"
+                )
+            plan = self.snapshot(columns, [*(filters or ()), *((f.column, f.op, f.python_values) for f in extra)])
+            return replace(plan, instants=tuple(selected))
+        plan = self.file_groups(as_of_end, end, touched, columns, filters, extra)
+        return replace(plan, instants=tuple(selected))
+
+    def archived_before(self, start: str | None) -> str | None:
+        """Names the archived instants a window starting after `start` reaches, if any.
+
+        Archived instants are not on the active timeline: a window starting before the oldest
+        active instant may miss their changes when an archive exists.
+        """
+        active = [self._timeline.completion_order_key(i) for i in self._timeline.instants() if i.is_completed]
+        if not active or (start is not None and start >= min(active)):
+            return None
+        if not any(not e.is_dir for e in self._storage.list_dir(archive_dir(self._config))):
+            return None
+        return f"the archived instants completed before {min(active)}"
+
+    def file_groups(
+        self,
+        visible: Sequence[Instant],
+        upper_bound: str | None,
+        groups: set[tuple[str, str]],
+        columns: Sequence[str] | None = None,
+        filters: Sequence[Sequence[object]] | None = None,
+        extra_filters: Sequence[Filter] = (),
+    ) -> ScanPlan:
+        """Plans reading the latest slices of `groups` ((partition, file id)) as seen by `visible`."""
+        schema = self._schema(self._timeline.completed_data_instants())
+        output, parsed, request = self._request(schema, columns, filters, False, extra_filters)
+        view = self._visible(visible, upper_bound)
         request = self._with_merging(request, schema, view)
         pruner = PartitionPruner(self._config, schema)
         slices: list[FileSlice] = []
-        for partition in sorted({p for p, _ in touched}):
+        for partition in sorted({p for p, _ in groups}):
             if not pruner.may_match(partition, parsed):
                 continue
             entries = self._storage.list_dir(partition)
-            slices.extend(s for s in latest_file_slices(partition, entries, view) if (partition, s.file_id) in touched)
-        return ScanPlan(schema, output, request, tuple(slices), tuple(selected))
+            metrics.add(partitions_listed=1)
+            slices.extend(s for s in latest_file_slices(partition, entries, view) if (partition, s.file_id) in groups)
+        return ScanPlan(schema, output, request, tuple(slices), tuple(visible))
 
     def _touched_file_groups(self, instants: Sequence[Instant]) -> set[tuple[str, str]]:
         touched: set[tuple[str, str]] = set()
@@ -161,6 +212,36 @@ class TableScanner:
             if replaced & touched:
                 touched |= metadata.touched_file_groups()
         return touched
+
+    # ---- availability ---------------------------------------------------------------------------
+
+    def unavailable(self, visible: Sequence[Instant], groups: set[tuple[str, str]]) -> list[str]:
+        """Instants whose files the latest slices of `groups` (as `visible` sees them) need but lost.
+
+        Replays the write stats of `visible` to know which base and log files make up each group's
+        latest slice, then checks they still exist: the cleaner may have removed older slices.
+        """
+        slice_files: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for instant in sorted(visible, key=self._timeline.completion_order_key):
+            metadata = self._timeline.commit_metadata(instant)
+            for partition, ids in metadata.partition_to_replace_file_ids.items():
+                for file_id in ids:
+                    slice_files.pop((partition, file_id), None)
+            for stat in metadata.write_stats():
+                group = (stat.partition_path, stat.file_id)
+                if group not in groups or not stat.path:
+                    continue
+                if stat.log_version is None:  # a new base file starts a new slice
+                    slice_files[group] = [(stat.path, instant.requested_time)]
+                else:
+                    slice_files.setdefault(group, []).append((stat.path, instant.requested_time))
+        return sorted(
+            {instant for files in slice_files.values() for path, instant in files if not self._storage.exists(path)}
+        )
+
+    def data_schema(self) -> pa.Schema:
+        """The table schema (meta and data columns) as of the latest commit."""
+        return self._schema(self._timeline.completed_data_instants())
 
     # ---- shared -------------------------------------------------------------------------------
 

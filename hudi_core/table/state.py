@@ -53,9 +53,20 @@ def load_table_config(storage: Storage) -> TableConfig:
     return config
 
 
+def timeline_dir(config: TableConfig) -> str:
+    """The active timeline folder: `.hoodie/timeline` on layout 2, `.hoodie` on layout 1."""
+    return f"{METAFOLDER}/{config.timeline_path}" if config.timeline_layout_version >= 2 else METAFOLDER
+
+
+def archive_dir(config: TableConfig) -> str:
+    """The archived timeline folder: the LSM history on layout 2, `.hoodie/archived` on layout 1."""
+    if config.timeline_layout_version >= 2:
+        return f"{timeline_dir(config)}/{config.timeline_history_path}"
+    return f"{METAFOLDER}/{config.archivelog_folder}"
+
+
 def load_table_state(storage: Storage, metadata_cache: MutableMapping[str, CommitMetadata] | None = None) -> TableState:
     """The table's config and its timeline, loaded now."""
     config = load_table_config(storage)
-    layout = config.timeline_layout_version
-    timeline_dir = f"{METAFOLDER}/{config.timeline_path}" if layout >= 2 else METAFOLDER
-    return TableState(config, Timeline.load(storage, timeline_dir, layout, metadata_cache))
+    timeline = Timeline.load(storage, timeline_dir(config), config.timeline_layout_version, metadata_cache)
+    return TableState(config, timeline)

@@ -12,6 +12,11 @@ from typing import Any
 
 from hudi_core.errors import FileFormatError
 
+# Where a write's checkpoint goes in extraMetadata (Hudi streamer's key) and whose it is (Spark
+# streaming's identifier key): see hudi_core.table.checkpoint.
+CHECKPOINT_KEY = "streamer.checkpoint.key.v2"
+CHECKPOINT_IDENTIFIER_KEY = "hoodie.datasource.write.streaming.checkpoint.identifier"
+
 
 def _int(value: Any) -> int:
     return int(value) if value is not None else 0
@@ -157,6 +162,15 @@ class CommitMetadata:
     def schema(self) -> str | None:
         """The table's Avro schema (without meta fields) as written by this commit."""
         return self.extra_metadata.get("schema") or None
+
+    def checkpoint(self, identifier: str | None = None) -> str | None:
+        """The checkpoint this commit stored (only if written under `identifier`, when given)."""
+        checkpoint = self.extra_metadata.get(CHECKPOINT_KEY)
+        if not checkpoint:
+            return None
+        if identifier is not None and self.extra_metadata.get(CHECKPOINT_IDENTIFIER_KEY) != identifier:
+            return None
+        return checkpoint
 
     def write_stats(self) -> list[WriteStat]:
         return [stat for stats in self.partition_to_write_stats.values() for stat in stats]

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.config import ConfigOption, HudiConfigs, validate_options
-from hudi_core.config.table import KEY_GENERATOR_CLASSES, TableConfig, payload_merge_mode
+from hudi_core.config.table import KEY_GENERATOR_CLASSES, TableConfig, TableType, payload_merge_mode
 from hudi_core.config.write import HudiIndexConfig, HudiWriteConfig, InsertDupPolicy
 from hudi_core.engine.arrow import ordered_map
 from hudi_core.errors import (
@@ -50,7 +50,12 @@ from hudi_core.table.create import write_partition_metafile
 from hudi_core.table.listing import latest_slices
 from hudi_core.table.state import TableState, load_table_state
 from hudi_core.timeline import Timeline
-from hudi_core.timeline.commit_metadata import WriteStat, commit_metadata_record
+from hudi_core.timeline.commit_metadata import (
+    CHECKPOINT_IDENTIFIER_KEY,
+    CHECKPOINT_KEY,
+    WriteStat,
+    commit_metadata_record,
+)
 from hudi_core.timeline.instant import DATA_ACTIONS, Action, Instant
 from hudi_core.timeline.schemas import COMMIT_METADATA, REPLACE_COMMIT_METADATA, REQUESTED_REPLACE_METADATA
 from hudi_core.timeline.serde import encode_avro_container
@@ -63,9 +68,6 @@ from hudi_core.write.markers import Markers
 from hudi_core.write.operation import WriteOperation
 from hudi_core.write.planner import Sizing, assign_inserts, file_group_writes, route
 from hudi_core.write.prepare import KEY, PARTITION, PreparedBatch, check_insert_duplicates, prepare_batch
-
-CHECKPOINT_KEY = "streamer.checkpoint.key.v2"
-CHECKPOINT_IDENTIFIER_KEY = "hoodie.datasource.write.streaming.checkpoint.identifier"
 
 FileGroupEngine = Callable[[WriteContext, Sequence[FileGroupWrite]], list[WriteStat]]
 
@@ -497,6 +499,10 @@ class WriteClient:
             bloom_fpp=configs.value(HudiIndexConfig.BLOOM_FPP),
             bloom_max_entries=configs.value(HudiIndexConfig.BLOOM_DYNAMIC_MAX_ENTRIES),
             log_block_format=configs.value(HudiWriteConfig.LOG_BLOCK_FORMAT),
+            # Merge-on-Read deltacommits log no CDC: readers infer it, compaction persists it.
+            cdc_mode=config.cdc_logging_mode
+            if config.cdc_enabled and config.table_type is TableType.COPY_ON_WRITE
+            else None,
         )
 
     # ---- rollback ---------------------------------------------------------------------------

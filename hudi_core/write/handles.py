@@ -20,15 +20,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.config.table import RecordMergeMode
+from hudi_core.config.table import CdcLoggingMode, RecordMergeMode
 from hudi_core.config.write import LogBlockFormat
 from hudi_core.file_group.base_file.parquet import read_parquet
 from hudi_core.file_group.base_file.parquet_writer import write_base_file
+from hudi_core.file_group.log_file.cdc import DELETE, INSERT, UPDATE, ChangeRecords, cdc_block
 from hudi_core.file_group.log_file.writer import avro_data_block, delete_block, new_log_file_name, parquet_data_block
 from hudi_core.file_group.naming import BaseFileName
 from hudi_core.index.bloom_filter import BloomFilter
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.schema.arrow_avro import with_meta_fields_avro
+from hudi_core.schema.conform import null_rows
 from hudi_core.schema.meta_fields import (
     COMMIT_SEQNO,
     COMMIT_TIME,
@@ -64,6 +66,7 @@ class WriteContext:
     bloom_fpp: float = 1e-9
     bloom_max_entries: int = 100000
     log_block_format: LogBlockFormat = LogBlockFormat.AVRO
+    cdc_mode: CdcLoggingMode | None = None  # set when file-group rewrites must log their changes
 
     @property
     def full_schema(self) -> pa.Schema:
@@ -214,6 +217,16 @@ def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wri
     indices = np.concatenate([order[keep], insert_in.to_numpy().astype(np.int64) + old.num_rows])
     table = source.take(indices)
     path, size = _write_base(storage, context, task, table, IOType.MERGE)
+    cdc_stats = None
+    if context.cdc_mode is not None:
+        changes = _change_records(
+            context,
+            deleted=old.take(delete_old),
+            replaced=old.take(replace_old),
+            replacing=fresh.take(replace_in),
+            inserted=fresh.take(insert_in),
+        )
+        cdc_stats = _write_cdc_log(storage, context, task, changes) if changes.num_rows else None
     return _stat(
         task,
         path,
@@ -224,7 +237,40 @@ def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wri
         deletes=len(delete_old),
         prev_commit=task.base_instant,
         prev_base_file=task.base_file,
+        cdc_stats=cdc_stats,
     )
+
+
+def _change_records(
+    context: WriteContext, deleted: pa.Table, replaced: pa.Table, replacing: pa.Table, inserted: pa.Table
+) -> ChangeRecords:
+    """A merge's changes: deletes, then updates (old and new rows), then inserts."""
+    names = context.schema.names
+    deletes, inserts = deleted.num_rows, inserted.num_rows
+    ops = [DELETE] * deletes + [UPDATE] * replaced.num_rows + [INSERT] * inserts
+    keys = [pc.cast(context.key_spec.keys(rows), pa.string()) for rows in (deleted, replacing, inserted)]
+    absent = null_rows(context.schema, max(deletes, inserts))
+    return ChangeRecords(
+        ops=pa.array(ops, pa.string()),
+        keys=pa.chunked_array(keys, pa.string()).combine_chunks(),
+        before=pa.concat_tables([deleted.select(names), replaced.select(names), absent.slice(0, inserts)]),
+        after=pa.concat_tables([absent.slice(0, deletes), replacing.select(names), inserted.select(names)]),
+    )
+
+
+def _write_cdc_log(
+    storage: Storage, context: WriteContext, task: FileGroupWrite, changes: ChangeRecords
+) -> dict[str, int]:
+    """Writes the `.cdc` log of a rewritten file group; returns its write-stat entry (path -> size)."""
+    assert context.cdc_mode is not None
+    name = new_log_file_name(
+        storage, task.partition_path, task.file_id, context.instant_time, task.write_token, cdc=True
+    )
+    path = posixpath.join(task.partition_path, name)
+    Markers(storage, context.instant_time).create(path, IOType.MERGE)
+    content = cdc_block(context.instant_time, context.cdc_mode, context.avro_schema, changes)
+    storage.write_bytes(path, content)
+    return {path: len(content)}
 
 
 def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> WriteStat:
@@ -287,6 +333,7 @@ def _stat(
     deletes: int = 0,
     prev_commit: str | None = None,
     prev_base_file: str | None = None,
+    cdc_stats: dict[str, int] | None = None,
 ) -> WriteStat:
     return WriteStat(
         file_id=task.file_id,
@@ -302,6 +349,6 @@ def _stat(
         total_log_records=0,
         base_file=None,
         log_files=(),
-        cdc_stats=None,
+        cdc_stats=cdc_stats,
         prev_base_file=prev_base_file,
     )

@@ -17,6 +17,7 @@ import itertools
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -109,6 +110,14 @@ def _small_files(slices: Sequence[FileSlice], sizing: Sizing, is_mor: bool, busy
     return [(f, c) for f, c, _ in sorted(found, key=lambda item: item[2])]
 
 
+def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[Any]]:
+    """Dictionary codes of a column (-1 for nulls) and the dictionary values."""
+    encoded = pc.dictionary_encode(column)
+    encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return codes, encoded.dictionary.to_pylist()
+
+
 def assign_inserts(
     routed: pa.Table, slices: Mapping[str, Sequence[FileSlice]], sizing: Sizing, is_mor: bool
 ) -> pa.Table:
@@ -116,30 +125,34 @@ def assign_inserts(
     is_insert = pc.is_null(routed.column(TARGET_FILE))
     if not pc.any(is_insert).as_py():
         return routed
-    file_ids = routed.column(TARGET_FILE).to_numpy(zero_copy_only=False).astype(object)
-    partitions = routed.column(TARGET_PARTITION).to_numpy(zero_copy_only=False)
-    insert_rows = np.nonzero(is_insert.to_numpy(zero_copy_only=False))[0]
-    busy_by_partition: dict[str, set[str]] = {}
-    for partition, file_id in zip(
-        partitions[~is_insert.to_numpy(zero_copy_only=False)],
-        file_ids[~is_insert.to_numpy(zero_copy_only=False)],
-        strict=True,
-    ):
-        busy_by_partition.setdefault(partition, set()).add(file_id)
-    for partition in np.unique(partitions[insert_rows]):
-        rows_here = insert_rows[partitions[insert_rows] == partition]
+    # Work on dictionary codes: per-row Python strings would dominate large batches.
+    partition_codes, partitions = _codes(routed.column(TARGET_PARTITION))
+    file_codes, file_ids = _codes(routed.column(TARGET_FILE))
+    inserting = is_insert.to_numpy(zero_copy_only=False)
+    busy_by_partition: dict[int, set[str]] = {}
+    for code, file_code in set(zip(partition_codes[~inserting].tolist(), file_codes[~inserting].tolist(), strict=True)):
+        busy_by_partition.setdefault(code, set()).add(file_ids[file_code])
+    insert_rows = np.nonzero(inserting)[0]
+    insert_rows = insert_rows[np.argsort(partition_codes[insert_rows], kind="stable")]
+    boundaries = np.flatnonzero(np.diff(partition_codes[insert_rows])) + 1
+    for rows_here in np.split(insert_rows, boundaries):
+        code = int(partition_codes[rows_here[0]])
+        partition = partitions[code]
         position = 0
         # On Merge-on-Read a file group with updates in this write gets a log, so it is not padded.
-        busy = busy_by_partition.get(partition, set()) if is_mor else set()
+        busy = busy_by_partition.get(code, set()) if is_mor else set()
         for file_id, capacity in _small_files(slices.get(partition, ()), sizing, is_mor, busy):
             if position >= len(rows_here):
                 break
-            file_ids[rows_here[position : position + capacity]] = file_id
+            file_ids.append(file_id)
+            file_codes[rows_here[position : position + capacity]] = len(file_ids) - 1
             position += capacity
         while position < len(rows_here):
-            file_ids[rows_here[position : position + sizing.records_per_file]] = new_file_id()
+            file_ids.append(new_file_id())
+            file_codes[rows_here[position : position + sizing.records_per_file]] = len(file_ids) - 1
             position += sizing.records_per_file
-    return routed.set_column(routed.schema.get_field_index(TARGET_FILE), TARGET_FILE, pa.array(file_ids, pa.string()))
+    targets = pa.DictionaryArray.from_arrays(pa.array(file_codes, pa.int32()), pa.array(file_ids, pa.string()))
+    return routed.set_column(routed.schema.get_field_index(TARGET_FILE), TARGET_FILE, targets.cast(pa.string()))
 
 
 def file_group_writes(
@@ -148,13 +161,15 @@ def file_group_writes(
     """One write per target file group, with the way it is written."""
     if routed.num_rows == 0:
         return []
-    ordered = routed.take(
-        pc.sort_indices(routed, sort_keys=[(TARGET_PARTITION, "ascending"), (TARGET_FILE, "ascending")])
-    )
-    composite = pc.binary_join_element_wise(ordered.column(TARGET_PARTITION), ordered.column(TARGET_FILE), "\x00")
-    composite = composite.combine_chunks() if isinstance(composite, pa.ChunkedArray) else composite
-    changes = pc.not_equal(composite.slice(1), composite.slice(0, len(composite) - 1)).to_numpy(zero_copy_only=False)
-    starts = [0, *(np.nonzero(changes)[0] + 1).tolist()]
+    # Groups in (partition, file id) order: codes ranked by their dictionary values.
+    partition_codes, partitions = _codes(routed.column(TARGET_PARTITION))
+    file_codes, file_ids = _codes(routed.column(TARGET_FILE))
+    partition_rank = np.argsort(np.argsort(np.array(partitions, dtype=object)))
+    file_rank = np.argsort(np.argsort(np.array(file_ids, dtype=object)))
+    group_codes = partition_rank[partition_codes] * (len(file_ids) + 1) + file_rank[file_codes]
+    order = np.argsort(group_codes, kind="stable")
+    ordered = routed.take(pa.array(order))
+    starts = [0, *(np.flatnonzero(np.diff(group_codes[order])) + 1).tolist()]
     bounds = [*starts, ordered.num_rows]
     existing = {(p, s.file_id): s for p, group in slices.items() for s in group}
     writes = []

@@ -54,6 +54,9 @@ DEFAULT_PAGE_BYTES = 1024 * 1024  # hoodie.parquet.page.size
 
 # hoodie.parquet.compression.codec values -> pyarrow codec names.
 _CODECS = {"gzip": "gzip", "snappy": "snappy", "zstd": "zstd", "none": "none", "uncompressed": "none"}
+# parquet-mr compresses gzip through zlib's default level (6); Arrow's default (9) costs ~3x the time
+# for under 1% smaller files.
+_GZIP_LEVEL = 6
 _SUPPLEMENTARY = r"[\x{10000}-\x{10FFFF}]"
 
 
@@ -104,6 +107,7 @@ def write_base_file(
             table.schema,
             version="1.0",
             compression=codec,
+            compression_level=_GZIP_LEVEL if codec == "gzip" else None,
             data_page_size=page_bytes,
             write_statistics=True,
             store_schema=False,

@@ -38,6 +38,8 @@ The Avro binary encoding rules relied on (Avro 1.11 specification, "Binary Encod
 
 from __future__ import annotations
 
+import functools
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,7 +85,16 @@ class AvroNode:
 
 
 def compile_schema(avro_schema: AvroSchema) -> tuple[AvroNode, pa.Schema]:
-    """The node tree of a record schema and its Arrow schema (from `avro_to_arrow_schema`)."""
+    """The node tree of a record schema and its Arrow schema (from `avro_to_arrow_schema`).
+
+    Compiled trees are read-only and cached: every block of a log file usually shares one schema.
+    """
+    return _compile_text(json.dumps(avro_schema, separators=(",", ":")))
+
+
+@functools.lru_cache(maxsize=64)
+def _compile_text(text: str) -> tuple[AvroNode, pa.Schema]:
+    avro_schema = json.loads(text)
     arrow_schema = avro_to_arrow_schema(avro_schema)
     root = _Compiler().build(avro_schema, pa.struct(list(arrow_schema)), "", None)
     return root, arrow_schema

@@ -36,8 +36,10 @@ def _header(instant_time: str, writer_schema: dict[str, Any]) -> dict[HeaderKey,
     return {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: json.dumps(writer_schema, separators=(",", ":"))}
 
 
-def avro_data_block(instant_time: str, writer_schema: dict[str, Any], records: pa.Table) -> bytes:
-    """An AVRO_DATA block of `records` (meta columns included) in `writer_schema`."""
+def avro_data_block(
+    instant_time: str, writer_schema: dict[str, Any], records: pa.Table, block_type: BlockType = BlockType.AVRO_DATA
+) -> bytes:
+    """An AVRO_DATA block (or a CDC_DATA block, same content) of `records` in `writer_schema`."""
     data, offsets = encode_datums(writer_schema, records)
     view = memoryview(data)
     parts: list[bytes | memoryview] = [struct.pack(">ii", AVRO_BLOCK_VERSION, records.num_rows)]
@@ -46,7 +48,7 @@ def avro_data_block(instant_time: str, writer_schema: dict[str, Any], records: p
     for start, end in itertools.pairwise(bounds):
         parts.append(pack(end - start))
         parts.append(view[start:end])
-    return encode_block(BlockType.AVRO_DATA, _header(instant_time, writer_schema), b"".join(parts))
+    return encode_block(block_type, _header(instant_time, writer_schema), b"".join(parts))
 
 
 def parquet_data_block(instant_time: str, writer_schema: dict[str, Any], records: pa.Table, compression: str) -> bytes:
@@ -124,11 +126,13 @@ def delete_block(
     return encode_block(BlockType.DELETE, _header(instant_time, writer_schema), content)
 
 
-def new_log_file_name(storage: Storage, partition_path: str, file_id: str, instant_time: str, write_token: str) -> str:
-    """The next free log file name of this file group and deltacommit (version 1 unless retried)."""
+def new_log_file_name(
+    storage: Storage, partition_path: str, file_id: str, instant_time: str, write_token: str, cdc: bool = False
+) -> str:
+    """The next free (CDC) log file name of this file group and instant (version 1 unless retried)."""
     version = 1
     while True:
-        name = LogFileName(file_id, instant_time, version, write_token).name
+        name = LogFileName(file_id, instant_time, version, write_token, is_cdc=cdc).name
         if not storage.exists(posixpath.join(partition_path, name)):
             return name
         version += 1

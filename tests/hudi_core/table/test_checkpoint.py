@@ -1,0 +1,53 @@
+"""Checkpoints stored with commits and found again by `latest_checkpoint`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+
+from hudi_core import HudiTable, write_hudi
+from hudi_core.timeline.commit_metadata import CHECKPOINT_IDENTIFIER_KEY, CHECKPOINT_KEY
+
+SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
+
+
+def _rows(*ids: int) -> pa.Table:
+    return pa.table({"id": list(ids), "v": [str(i) for i in ids]}, schema=SCHEMA)
+
+
+def test_latest_checkpoint_skips_commits_without_one(tmp_path: Path) -> None:
+    table = HudiTable.create(str(tmp_path / "t"), SCHEMA, "cp", ["id"])
+    assert table.latest_checkpoint() is None
+    first = table.insert(_rows(1), checkpoint="offset=10")
+    table.upsert(_rows(2))  # another writer, no checkpoint
+    assert table.latest_checkpoint() == "offset=10"
+    table.upsert(_rows(3), checkpoint="offset=20", checkpoint_identifier="job-b")
+    table.delete(_rows(1))
+    assert table.latest_checkpoint() == "offset=20"
+    assert table.latest_checkpoint("job-b") == "offset=20"
+    assert table.latest_checkpoint("job-a") is None
+    extra = table.timeline.commit_metadata(table.timeline.get(first.instant_time)).extra_metadata
+    assert extra[CHECKPOINT_KEY] == "offset=10"
+    assert CHECKPOINT_IDENTIFIER_KEY not in extra
+
+
+def test_identifiers_keep_writers_apart(tmp_path: Path) -> None:
+    table = HudiTable.create(str(tmp_path / "t"), SCHEMA, "cp", ["id"])
+    table.upsert(_rows(1), checkpoint="a1", checkpoint_identifier="a")
+    table.upsert(_rows(2), checkpoint="b1", checkpoint_identifier="b")
+    table.upsert(_rows(3), checkpoint="a2", checkpoint_identifier="a")
+    assert table.latest_checkpoint("a") == "a2"
+    assert table.latest_checkpoint("b") == "b1"
+    assert table.latest_checkpoint() == "a2"
+
+
+def test_write_hudi_and_the_identifier_option_store_checkpoints(tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    options = {
+        "hoodie.table.name": "cp",
+        "hoodie.datasource.write.recordkey.field": "id",
+        "hoodie.datasource.write.streaming.checkpoint.identifier": "stream-1",
+    }
+    write_hudi(path, _rows(1, 2), options, checkpoint="batch-7")
+    assert HudiTable(path).latest_checkpoint("stream-1") == "batch-7"
