@@ -234,7 +234,7 @@ def enum_parser(enum_type: type[E]) -> Callable[[str], E]:
 
 # The family modules register their options on import (they need the names above); the catalog
 # then registers every other Hudi 1.0.2 key as ignored or unsupported.
-from hudi_core.config import metadata, read, table, write  # noqa: E402, F401
+from hudi_core.config import metadata, read, services, table, write  # noqa: E402, F401
 from hudi_core.config.catalog import register_catalog  # noqa: E402
 
 register_catalog()

@@ -12,6 +12,7 @@ completed are dropped when the blocks are read.
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -34,6 +35,9 @@ class VisibleInstants:
         completion_times: requested time -> completion time of those instants (layout 2).
         replaced: (partition path, file id) of file groups replaced by a visible replacecommit.
         upper_bound: the latest instant time the query may see (layout 1 log files).
+        archived_before: files of instants older than this were written by archived (hence
+            completed) commits and count as visible, as Hudi's `isBeforeTimelineStarts` has it;
+            None when nothing was archived.
     """
 
     layout_version: int
@@ -41,6 +45,17 @@ class VisibleInstants:
     completion_times: Mapping[str, str]
     replaced: frozenset[tuple[str, str]]
     upper_bound: str | None
+    archived_before: str | None = None
+
+    def sees(self, instant: str) -> bool:
+        """Whether files written by `instant` are visible."""
+        if instant in self.visible:
+            return True
+        return (
+            self.archived_before is not None
+            and instant < self.archived_before
+            and (self.upper_bound is None or instant <= self.upper_bound)
+        )
 
 
 def visible_instants(timeline: Timeline, instants: Iterable[Instant], upper_bound: str | None) -> VisibleInstants:
@@ -51,17 +66,38 @@ def visible_instants(timeline: Timeline, instants: Iterable[Instant], upper_boun
         if instant.action is Action.REPLACE_COMMIT:
             metadata = timeline.commit_metadata(instant)
             replaced |= {(p, f) for p, ids in metadata.partition_to_replace_file_ids.items() for f in ids}
+    archived_before = timeline.first_active_write() if timeline.has_archive() else None
+    completion_times = {i.requested_time: i.completion_time for i in instants if i.completion_time}
+    if archived_before is not None:  # archived deltacommits' completion times slice their logs
+        for archived in timeline.archived():
+            completion_times.setdefault(archived.requested_time, archived.completion_time)
     return VisibleInstants(
         layout_version=timeline.layout_version,
         visible=frozenset(i.requested_time for i in instants),
-        completion_times={i.requested_time: i.completion_time for i in instants if i.completion_time},
+        completion_times=completion_times,
         replaced=frozenset(replaced),
         upper_bound=upper_bound,
+        archived_before=archived_before,
     )
 
 
 def latest_file_slices(partition_path: str, entries: Iterable[FileEntry], view: VisibleInstants) -> list[FileSlice]:
     """The latest visible slice of every file group in one partition's listing."""
+    groups = file_group_slices(partition_path, entries, view)
+    return [
+        slices[-1] for (_, file_id), slices in sorted(groups.items()) if (partition_path, file_id) not in view.replaced
+    ]
+
+
+def file_group_slices(
+    partition_path: str, entries: Iterable[FileEntry], view: VisibleInstants
+) -> dict[tuple[str, str], list[FileSlice]]:
+    """Every visible slice of every file group (replaced ones included), oldest first.
+
+    Keys are (partition path, file id). A log file joins the slice with the greatest base instant at
+    or before its slice time (`_slice_key`); logs older than every base file form a log-only
+    first slice.
+    """
     bases: dict[str, dict[str, FileEntry]] = defaultdict(dict)
     logs: dict[str, list[tuple[LogFileName, FileEntry]]] = defaultdict(list)
     for entry in entries:
@@ -69,43 +105,45 @@ def latest_file_slices(partition_path: str, entries: Iterable[FileEntry], view: 
             continue
         base = parse_base_file_name(entry.name)
         if base is not None:
-            if base.instant_time in view.visible:
+            if view.sees(base.instant_time):
                 bases[base.file_id][base.instant_time] = entry
             continue
         log = parse_log_file_name(entry.name)
         if log is None or log.is_cdc:
             continue
         if view.layout_version >= 2:
-            if log.instant_time in view.visible:
+            if view.sees(log.instant_time):
                 logs[log.file_id].append((log, entry))
         elif view.upper_bound is None or log.instant_time <= view.upper_bound:
             logs[log.file_id].append((log, entry))
 
-    slices: list[FileSlice] = []
+    groups: dict[tuple[str, str], list[FileSlice]] = {}
     for file_id in sorted(set(bases) | set(logs)):
-        if (partition_path, file_id) in view.replaced:
-            continue
         group_bases = bases.get(file_id, {})
-        latest = max(group_bases) if group_bases else None
-        members = [
-            (log, entry) for log, entry in logs.get(file_id, []) if latest is None or _slice_key(log, view) >= latest
-        ]
-        members.sort(key=lambda pair: pair[0].sort_key())
-        if latest is None and not members:
-            continue
-        base_entry = group_bases[latest] if latest is not None else None
-        slices.append(
-            FileSlice(
-                partition_path=partition_path,
-                file_id=file_id,
-                base_instant=latest if latest is not None else members[0][0].instant_time,
-                base_file=base_entry.name if base_entry else None,
-                log_files=tuple(entry.name for _, entry in members),
-                base_file_size=base_entry.size if base_entry else 0,
-                log_file_sizes=tuple(entry.size for _, entry in members),
+        instants = sorted(group_bases)
+        members: dict[str | None, list[tuple[LogFileName, FileEntry]]] = defaultdict(list)
+        for log, entry in logs.get(file_id, []):
+            position = bisect.bisect_right(instants, _slice_key(log, view)) - 1
+            members[instants[position] if position >= 0 else None].append((log, entry))
+        slices = []
+        for base_instant in [None, *instants]:
+            logs_here = sorted(members.get(base_instant, []), key=lambda pair: pair[0].sort_key())
+            if base_instant is None and not logs_here:
+                continue
+            base_entry = group_bases[base_instant] if base_instant is not None else None
+            slices.append(
+                FileSlice(
+                    partition_path=partition_path,
+                    file_id=file_id,
+                    base_instant=base_instant if base_instant is not None else logs_here[0][0].instant_time,
+                    base_file=base_entry.name if base_entry else None,
+                    log_files=tuple(entry.name for _, entry in logs_here),
+                    base_file_size=base_entry.size if base_entry else 0,
+                    log_file_sizes=tuple(entry.size for _, entry in logs_here),
+                )
             )
-        )
-    return slices
+        groups[(partition_path, file_id)] = slices
+    return groups
 
 
 def _slice_key(log: LogFileName, view: VisibleInstants) -> str:

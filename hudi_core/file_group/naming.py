@@ -66,3 +66,11 @@ def parse_log_file_name(name: str) -> LogFileName | None:
         return None
     file_id, instant, ext, version, token, cdc = match.groups()
     return LogFileName(file_id, instant, int(version), token or "", cdc is not None, ext)
+
+
+def log_file_version(name: str) -> int:
+    """The version of a log file name (the `N` of `.log.N_token`)."""
+    parsed = parse_log_file_name(name)
+    if parsed is None:
+        raise ValueError(f"not a log file name: {name!r}")
+    return parsed.version

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -66,7 +68,8 @@ class Tags:
     partitions: pa.Array
 
 
-def _file_keys(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec) -> pa.Table:
+def _stored_keys(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec) -> pa.Array:
+    """The record keys stored in a slice's base file (only the key columns are read)."""
     assert file_slice.base_file_path is not None
     columns = keys.source_columns
     schema = pa.schema([pa.field(c, pa.string() if c == RECORD_KEY else pa.null()) for c in columns])
@@ -74,14 +77,8 @@ def _file_keys(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec) -> 
         schema = open_parquet(storage, file_slice.base_file_path).schema_arrow
         schema = pa.schema([schema.field(c) for c in columns])
     table = read_parquet(storage, file_slice.base_file_path, schema).table
-    stored = keys.keys(table)
-    return pa.table(
-        {
-            "key": pc.cast(stored, pa.string()),
-            "partition": pa.repeat(pa.scalar(file_slice.partition_path), len(stored)),
-            "file_id": pa.repeat(pa.scalar(file_slice.file_id), len(stored)),
-        }
-    )
+    stored = pc.cast(keys.keys(table), pa.string())
+    return stored.combine_chunks() if isinstance(stored, pa.ChunkedArray) else stored
 
 
 def _bloom_candidates(storage: Storage, file_slice: FileSlice, incoming: pa.Array, prune_by_ranges: bool) -> bool:
@@ -121,21 +118,50 @@ def tag(
         files = [
             s for s in files if _bloom_candidates(storage, s, by_partition[s.partition_path], index.prune_by_ranges)
         ]
-    stored = [t for t in ordered_map(lambda s: _file_keys(storage, s, keys), files) if t.num_rows]
-    if not stored:
-        none = pa.nulls(len(incoming_keys), pa.string())
-        return Tags(none, none)
-    known = pa.concat_tables(stored)
+    # Each file is matched against the incoming keys that could be in it (its partition's, or all
+    # of them under a global index), hashing the file's keys: no table-wide key set is built.
+    count = len(incoming_keys)
     if index.is_global:
-        position = pc.index_in(incoming_keys, value_set=known.column("key"))
+        rows_of = {s.partition_path: np.arange(count) for s in files}
     else:
-        composite = pc.binary_join_element_wise(known.column("partition"), known.column("key"), "\x00")
-        wanted = pc.binary_join_element_wise(incoming_partitions, incoming_keys, "\x00")
-        position = pc.index_in(wanted, value_set=composite)
+        rows_of = _rows_by_value(incoming_partitions)
+
+    def match(file_slice: FileSlice) -> npt.NDArray[np.int64]:
+        rows = rows_of.get(file_slice.partition_path)
+        if rows is None or len(rows) == 0:
+            return np.empty(0, dtype=np.int64)
+        wanted = incoming_keys.take(pa.array(rows))
+        found = pc.is_in(wanted, value_set=_stored_keys(storage, file_slice, keys))
+        matched: npt.NDArray[np.int64] = rows[found.to_numpy(zero_copy_only=False)]
+        return matched
+
+    owner = np.full(count, -1, dtype=np.int64)
+    for number, matched in enumerate(ordered_map(match, files)):
+        fresh = matched[owner[matched] < 0]  # a key stored twice belongs to the first file listed
+        owner[fresh] = number
+    mask = pa.array(owner < 0)
+    codes = pa.array(np.where(owner < 0, 0, owner), pa.int32())
+    file_ids = pa.array([s.file_id for s in files] or [""], pa.string())
+    partitions = pa.array([s.partition_path for s in files] or [""], pa.string())
     return Tags(
-        pc.take(known.column("file_id"), position).combine_chunks(),
-        pc.take(known.column("partition"), position).combine_chunks(),
+        pc.if_else(mask, pa.scalar(None, pa.string()), pc.take(file_ids, codes)),
+        pc.if_else(mask, pa.scalar(None, pa.string()), pc.take(partitions, codes)),
     )
+
+
+def _rows_by_value(values: pa.Array | pa.ChunkedArray) -> dict[str, npt.NDArray[np.int64]]:
+    """Row indices per distinct value."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = pc.dictionary_encode(values)
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    groups: dict[str, npt.NDArray[np.int64]] = {}
+    for rows in np.split(order, bounds):
+        if len(rows) and codes[rows[0]] >= 0:
+            groups[encoded.dictionary[int(codes[rows[0]])].as_py()] = rows.astype(np.int64)
+    return groups
 
 
 def _tag_buckets(

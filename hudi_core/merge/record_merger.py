@@ -253,6 +253,49 @@ def _combine(older: pa.Table, newer: pa.Table, spec: MergeSpec) -> pa.Table:
 
 def merge_slice(base: pa.Table | None, chunks: Sequence[LogChunk], spec: MergeSpec) -> pa.Table:
     """The merged rows of a file slice, in `spec.schema`."""
+    resolved = _resolve_chunks(chunks, spec)
+    if resolved is None:
+        return base if base is not None else spec.schema.empty_table()
+    if base is None or base.num_rows == 0:
+        return _drop_internals(resolved.filter(pc.invert(resolved.column(DELETE))))
+    return _merge_with_base(base, resolved, spec)
+
+
+@dataclass(frozen=True)
+class MergedLog:
+    """The log records of a slice merged among themselves (what a log compaction writes).
+
+    Attributes:
+        rows: the winning upserts, in `spec.schema`.
+        deleted_keys: keys whose winner is a delete.
+        delete_ordering: each delete's ordering value; null for a delete that wins unconditionally.
+    """
+
+    rows: pa.Table
+    deleted_keys: pa.Array
+    delete_ordering: pa.Array
+
+
+def merge_log_chunks(chunks: Sequence[LogChunk], spec: MergeSpec) -> MergedLog:
+    """Merges log blocks without a base file; deletes are kept so they still apply to the base."""
+    if any(chunk.partial for chunk in chunks):
+        raise ValueError("partial-update blocks cannot be merged without their base records")
+    resolved = _resolve_chunks(chunks, spec)
+    if resolved is None:
+        empty = spec.schema.empty_table()
+        return MergedLog(empty, pa.array([], pa.string()), pa.array([], spec.order_type))
+    is_delete = resolved.column(DELETE)
+    deletes = resolved.filter(is_delete)
+    ordering = pc.if_else(deletes.column(UNORDERED_DELETE), pa.scalar(None, spec.order_type), deletes.column(ORDER))
+    return MergedLog(
+        rows=_drop_internals(resolved.filter(pc.invert(is_delete))),
+        deleted_keys=pc.cast(deletes.column(KEY), pa.string()).combine_chunks(),
+        delete_ordering=ordering.combine_chunks() if isinstance(ordering, pa.ChunkedArray) else ordering,
+    )
+
+
+def _resolve_chunks(chunks: Sequence[LogChunk], spec: MergeSpec) -> pa.Table | None:
+    """One row per key (with internal columns) for all log blocks, or None without any."""
     resolved: pa.Table | None = None
     run: list[pa.Table] = []
     seq = 0
@@ -279,12 +322,7 @@ def merge_slice(base: pa.Table | None, chunks: Sequence[LogChunk], spec: MergeSp
         else:
             run.append(keyed)
     flush()
-
-    if resolved is None:
-        return base if base is not None else spec.schema.empty_table()
-    if base is None or base.num_rows == 0:
-        return _drop_internals(resolved.filter(pc.invert(resolved.column(DELETE))))
-    return _merge_with_base(base, resolved, spec)
+    return resolved
 
 
 def _drop_internals(rows: pa.Table) -> pa.Table:

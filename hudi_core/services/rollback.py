@@ -19,7 +19,7 @@ from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_nam
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
 from hudi_core.timeline import Timeline
-from hudi_core.timeline.instant import Action, Instant, State
+from hudi_core.timeline.instant import TABLE_SERVICE_ACTIONS, Action, Instant, State
 from hudi_core.timeline.schemas import ROLLBACK_METADATA, ROLLBACK_PLAN
 from hudi_core.timeline.serde import decode_instant_content, encode_avro_container
 from hudi_core.timeline.writer import TimelineWriter, latest_time_on, new_instant_time
@@ -50,9 +50,20 @@ def files_written_by(storage: Storage, timeline: Timeline, instant: Instant) -> 
 
 
 def rollback_instant(
-    storage: Storage, timeline: Timeline, writer: TimelineWriter, target: Instant, pending_action: Action
+    storage: Storage,
+    timeline: Timeline,
+    writer: TimelineWriter,
+    target: Instant,
+    pending_action: Action,
+    keep_plan: bool | None = None,
 ) -> Instant:
-    """Rolls back `target` (pending or completed); returns the completed rollback instant."""
+    """Rolls back `target` (pending or completed); returns the completed rollback instant.
+
+    A pending table service (compaction, log compaction, clustering) keeps its requested plan by
+    default, as Hudi does, so the next run executes it again; `keep_plan=False` removes it too.
+    """
+    if keep_plan is None:
+        keep_plan = _keeps_plan(target, pending_action)
     started = time.monotonic()
     files = files_written_by(storage, timeline, target)
     rollback_time = new_instant_time(after=latest_time_on(timeline))
@@ -72,7 +83,11 @@ def rollback_instant(
     }
     requested = writer.request(rollback_time, Action.ROLLBACK, encode_avro_container(ROLLBACK_PLAN, plan))
     crash.crash_point("rollback.after_plan")
-    return _execute(storage, writer, requested, target, pending_action, files, started)
+    return _execute(storage, writer, requested, target, pending_action, files, started, keep_plan)
+
+
+def _keeps_plan(target: Instant, pending_action: Action) -> bool:
+    return not target.is_completed and pending_action in TABLE_SERVICE_ACTIONS
 
 
 def _execute(
@@ -83,6 +98,7 @@ def _execute(
     pending_action: Action,
     files: dict[str, list[str]],
     started: float,
+    keep_plan: bool,
 ) -> Instant:
     if target.is_completed:
         storage.delete(posixpath.join(writer.timeline_dir, target.file_name(writer.layout_version)))
@@ -112,7 +128,10 @@ def _execute(
         "instantsRollback": [{"commitTime": target.requested_time, "action": pending_action.value}],
     }
     completed = writer.complete(inflight, encode_avro_container(ROLLBACK_METADATA, metadata))
-    writer.remove(target, pending_action)
+    if keep_plan:
+        writer.revert_to_requested(target, pending_action)
+    else:
+        writer.remove(target, pending_action)
     Markers(storage, target.requested_time).delete_all()
     storage.delete(heartbeat_path(target.requested_time))
     return completed
@@ -137,4 +156,4 @@ def resume_pending_rollbacks(storage: Storage, timeline: Timeline, writer: Timel
         }
         if target is None:
             target = Instant(target_time or instant.requested_time, None, action, instant.state)
-        _execute(storage, writer, instant, target, action, files, time.monotonic())
+        _execute(storage, writer, instant, target, action, files, time.monotonic(), _keeps_plan(target, action))

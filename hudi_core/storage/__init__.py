@@ -63,6 +63,12 @@ class Storage:
         """The file-system path of `relative` (which may be "" for the base path)."""
         return posixpath.join(self.base_path, relative) if relative else self.base_path
 
+    def full_uri(self, relative: str) -> str:
+        """The URI of `relative` as Hudi records it in plans (`file:/...` for local paths)."""
+        if self.is_local:
+            return "file:" + self.full_path(relative)
+        return posixpath.join(self.base_uri, relative) if relative else self.base_uri
+
     def sub(self, relative: str) -> Storage:
         """A Storage rooted at `relative` below this one (sharing the file system)."""
         child = Storage.__new__(Storage)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, MutableMapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -29,6 +30,9 @@ from hudi_core.engine.arrow import iter_plan, plan_batch_reader, read_plan
 from hudi_core.errors import HudiConfigError, HudiError, TableExistsError
 from hudi_core.file_group import FileSlice
 from hudi_core.schema.meta_fields import without_meta_fields
+from hudi_core.services import archival, clean, clustering, compaction, savepoint
+from hudi_core.services.base import ServiceContext, ServiceResult
+from hudi_core.services.inline import run_inline_services
 from hudi_core.storage import Storage
 from hudi_core.table.cdc import CdcReader
 from hudi_core.table.checkpoint import latest_checkpoint
@@ -322,8 +326,12 @@ class HudiTable:
         checkpoint_identifier: str | None,
         partitions: Sequence[str] | None = None,
     ) -> WriteResult:
-        client = WriteClient(self._storage, {**self._write_options, **(options or {})})
-        return client.write(operation, data, partitions, checkpoint, checkpoint_identifier)
+        merged = {**self._write_options, **(options or {})}
+        result = WriteClient(self._storage, merged).write(
+            operation, data, partitions, checkpoint, checkpoint_identifier
+        )
+        services = run_inline_services(ServiceContext(self._storage, merged))
+        return replace(result, table_services=tuple(services)) if services else result
 
     def upsert(
         self,
@@ -388,6 +396,74 @@ class HudiTable:
     def delete_partitions(self, partitions: Sequence[str], options: Mapping[str, str] | None = None) -> WriteResult:
         """Drops whole partitions (`*` wildcards allowed) with a replacecommit; files go at cleaning."""
         return self._write(WriteOperation.DELETE_PARTITION, None, options, None, None, partitions)
+
+    # ---- table services ---------------------------------------------------------------------
+
+    def _services(self, options: Mapping[str, str] | None) -> ServiceContext:
+        return ServiceContext(self._storage, {**self._write_options, **(options or {})})
+
+    def schedule_compaction(self, options: Mapping[str, str] | None = None) -> str | None:
+        """Plans a compaction of the slices with log files (Merge-on-Read); returns its instant or None."""
+        instant = compaction.schedule_compaction(self._services(options))
+        return instant.requested_time if instant is not None else None
+
+    def compact(self, instant: str | None = None, options: Mapping[str, str] | None = None) -> ServiceResult | None:
+        """Runs a pending compaction (`instant`, else the earliest, else a newly scheduled one).
+
+        Returns None when no slice had log files to compact.
+        """
+        time = normalize_instant_time(instant) if instant is not None else None
+        return compaction.run_compaction(self._services(options), time)
+
+    def schedule_log_compaction(self, options: Mapping[str, str] | None = None) -> str | None:
+        """Plans a log compaction of slices with many log blocks; returns its instant or None."""
+        instant = compaction.schedule_compaction(self._services(options), compaction.LOG_COMPACTION)
+        return instant.requested_time if instant is not None else None
+
+    def log_compact(self, instant: str | None = None, options: Mapping[str, str] | None = None) -> ServiceResult | None:
+        """Runs a pending log compaction (else schedules one): a slice's log blocks become one block pair."""
+        time = normalize_instant_time(instant) if instant is not None else None
+        return compaction.run_compaction(self._services(options), time, compaction.LOG_COMPACTION)
+
+    def schedule_clustering(self, options: Mapping[str, str] | None = None) -> str | None:
+        """Plans a clustering of small file groups; returns its instant or None.
+
+        Options: `hoodie.clustering.plan.strategy.*` (sizes, `sort.columns`, partitions) and
+        `hoodie.layout.optimize.strategy` (linear, z-order, hilbert).
+        """
+        instant = clustering.schedule_clustering(self._services(options))
+        return instant.requested_time if instant is not None else None
+
+    def cluster(self, instant: str | None = None, options: Mapping[str, str] | None = None) -> ServiceResult | None:
+        """Runs a pending clustering (`instant`, else the earliest, else a newly scheduled one)."""
+        time = normalize_instant_time(instant) if instant is not None else None
+        return clustering.run_clustering(self._services(options), time)
+
+    def clean(self, options: Mapping[str, str] | None = None) -> ServiceResult | None:
+        """Deletes file slices outside the retention (`hoodie.clean.policy`); None when nothing is due."""
+        return clean.run_clean(self._services(options), force=True)
+
+    def archive(self, options: Mapping[str, str] | None = None) -> ServiceResult | None:
+        """Moves old completed instants into the LSM history; None when nothing qualifies."""
+        return archival.run_archive(self._services(options))
+
+    def savepoint(
+        self, instant: str, user: str = "", comment: str = "", options: Mapping[str, str] | None = None
+    ) -> ServiceResult:
+        """Savepoints a completed commit: its files stay until the savepoint is deleted."""
+        return savepoint.create_savepoint(self._services(options), normalize_instant_time(instant), user, comment)
+
+    def delete_savepoint(self, instant: str, options: Mapping[str, str] | None = None) -> None:
+        """Deletes the savepoint of `instant`."""
+        savepoint.delete_savepoint(self._services(options), normalize_instant_time(instant))
+
+    def savepoints(self) -> list[str]:
+        """Instants of the table's savepoints."""
+        return [i.requested_time for i in savepoint.savepoint_instants(self.state().timeline)]
+
+    def restore(self, instant: str, options: Mapping[str, str] | None = None) -> ServiceResult:
+        """Returns the table to savepoint `instant`: every later write is rolled back."""
+        return savepoint.restore(self._services(options), normalize_instant_time(instant))
 
     def rollback(self, instant: str) -> Instant:
         """Rolls back a failed write, or the latest completed write; returns the rollback instant."""

@@ -93,10 +93,7 @@ class CdcReader:
             raise HudiConfigError(f"images={images!r}: use one of {', '.join(IMAGE_FORMATS)}")
         timeline = self._timeline
         order = timeline.completion_order_key
-        completed = sorted(timeline.completed_data_instants(), key=order)
-        archived = self._scanner.archived_before(start)
-        if archived:
-            raise IncrementalRangeUnavailableError(f"the CDC window reaches {archived}, which are no longer readable")
+        completed = sorted(self._scanner.instants_since(start), key=order)
         selected = [
             i
             for i in completed

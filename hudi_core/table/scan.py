@@ -38,7 +38,6 @@ from hudi_core.schema.resolver import resolve_avro_schema, table_arrow_schema
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
 from hudi_core.table.partition import PartitionPruner
-from hudi_core.table.state import archive_dir
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.instant import Action, Instant
 
@@ -117,12 +116,13 @@ class TableScanner:
     ) -> ScanPlan:
         """Plans an incremental read of the window (start, end] (or [start, end]).
 
-        When the window reaches instants whose files were cleaned (or archived instants), the read
-        fails with IncrementalRangeUnavailableError naming them, or with `fallback_to_full_scan`
-        scans the latest snapshot for the records those instants wrote.
+        A window reaching before the active timeline takes its instants from the archived history.
+        When the window needs files the cleaner deleted, the read fails with
+        IncrementalRangeUnavailableError naming the instants that wrote them, or with
+        `fallback_to_full_scan` scans the latest snapshot for the records the window's instants wrote.
         """
         timeline = self._timeline
-        completed = timeline.completed_data_instants()
+        completed = self.instants_since(start)
         as_of_end = [i for i in completed if end is None or timeline.completion_order_key(i) <= end]
         selected = [
             i
@@ -138,31 +138,27 @@ class TableScanner:
             output, _, request = self._request(schema, columns, filters, False, extra)
             return ScanPlan(schema, output, request, (), ())
         touched = self._follow_clustering(self._touched_file_groups(selected), as_of_end, start)
-        archived = self.archived_before(start)
-        lost = self.unavailable(as_of_end, touched) + ([archived] if archived else [])
+        lost = self.unavailable(as_of_end, touched)
         if lost:
             if not fallback_to_full_scan:
                 raise IncrementalRangeUnavailableError(
-                    f"the incremental window reaches instant(s) {', '.join(sorted(set(lost)))} whose files were "
-                    f"cleaned or archived; set {INCREMENTAL_FALLBACK_KEY}=true to scan the table instead"
+                    f"the incremental window needs files written by instant(s) {', '.join(sorted(set(lost)))}, "
+                    f"which the cleaner deleted; set {INCREMENTAL_FALLBACK_KEY}=true to scan the table instead"
                 )
             plan = self.snapshot(columns, [*(filters or ()), *((f.column, f.op, f.python_values) for f in extra)])
             return replace(plan, instants=tuple(selected))
         plan = self.file_groups(as_of_end, end, touched, columns, filters, extra)
         return replace(plan, instants=tuple(selected))
 
-    def archived_before(self, start: str | None) -> str | None:
-        """Names the archived instants a window starting after `start` reaches, if any.
-
-        Archived instants are not on the active timeline: a window starting before the oldest
-        active instant may miss their changes when an archive exists.
-        """
-        active = [self._timeline.completion_order_key(i) for i in self._timeline.instants() if i.is_completed]
-        if not active or (start is not None and start >= min(active)):
-            return None
-        if not any(not e.is_dir for e in self._storage.list_dir(archive_dir(self._config))):
-            return None
-        return f"the archived instants completed before {min(active)}"
+    def instants_since(self, start: str | None) -> list[Instant]:
+        """Completed data instants a window starting after `start` may select, archived ones included
+        when the window reaches before the active timeline."""
+        timeline = self._timeline
+        completed = timeline.completed_data_instants()
+        oldest = min((timeline.completion_order_key(i) for i in completed), default=None)
+        if timeline.has_archive() and (start is None or oldest is None or start < oldest):
+            return [*timeline.archived_data_instants(), *completed]
+        return completed
 
     def file_groups(
         self,
@@ -238,6 +234,16 @@ class TableScanner:
         return sorted(
             {instant for files in slice_files.values() for path, instant in files if not self._storage.exists(path)}
         )
+
+    def merge_request(self) -> tuple[pa.Schema, SliceReadRequest]:
+        """The full schema and a request reading whole merged records as the completed timeline sees them.
+
+        Table services read file slices with it: every column, meta columns included, no filters.
+        """
+        completed = self._timeline.completed_data_instants()
+        schema = self._schema(completed)
+        output, _, request = self._request(schema, None, None, False)
+        return output, self._with_merging(request, schema, self._visible(completed, None))
 
     def data_schema(self) -> pa.Schema:
         """The table schema (meta and data columns) as of the latest commit."""

@@ -68,5 +68,6 @@ def archive_dir(config: TableConfig) -> str:
 def load_table_state(storage: Storage, metadata_cache: MutableMapping[str, CommitMetadata] | None = None) -> TableState:
     """The table's config and its timeline, loaded now."""
     config = load_table_config(storage)
-    timeline = Timeline.load(storage, timeline_dir(config), config.timeline_layout_version, metadata_cache)
+    layout = config.timeline_layout_version
+    timeline = Timeline.load(storage, timeline_dir(config), layout, metadata_cache, archive_dir(config))
     return TableState(config, timeline)

@@ -12,6 +12,7 @@ from collections.abc import Iterable, MutableMapping
 
 from hudi_core.errors import InstantNotFoundError
 from hudi_core.storage import Storage
+from hudi_core.timeline.archive import ArchivedInstant, load_archived_instants
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import (
     DATA_ACTIONS,
@@ -46,23 +47,31 @@ class Timeline:
         layout_version: int,
         files: Iterable[InstantFile],
         metadata_cache: MutableMapping[str, CommitMetadata] | None = None,
+        history_dir: str | None = None,
     ) -> None:
         self._storage = storage
         self.timeline_dir = timeline_dir
         self.layout_version = layout_version
+        self.history_dir = history_dir
+        self._archived: list[ArchivedInstant] | None = None
+        self._has_archive: bool | None = None
         self._cache: MutableMapping[str, CommitMetadata] = metadata_cache if metadata_cache is not None else {}
-        by_time: dict[str, Instant] = {}
-        pending_actions: dict[str, Action] = {}
+        # A savepoint shares its commit's instant time: instants are keyed by time and action family
+        # (a compaction's files are the same instant as the commit it completes as).
+        by_key: dict[tuple[str, Action], Instant] = {}
+        pending_actions: dict[tuple[str, Action], Action] = {}
         for f in files:
+            key = (f.requested_time, f.action.completed_action)
             if f.state is not State.COMPLETED:
-                pending_actions.setdefault(f.requested_time, f.action)
+                pending_actions.setdefault(key, f.action)
                 if f.action is not Action.COMMIT:  # `<t>.inflight` does not name a service action
-                    pending_actions[f.requested_time] = f.action
-            current = by_time.get(f.requested_time)
+                    pending_actions[key] = f.action
+            current = by_key.get(key)
             if current is None or _STATE_RANK[f.state] > _STATE_RANK[current.state]:
-                by_time[f.requested_time] = Instant(f.requested_time, f.completion_time, f.action, f.state)
-        self._instants = sorted(by_time.values(), key=lambda i: i.requested_time)
-        self._by_time = by_time
+                by_key[key] = Instant(f.requested_time, f.completion_time, f.action, f.state)
+        self._instants = sorted(by_key.values(), key=lambda i: (i.requested_time, i.action is Action.SAVEPOINT))
+        # Lookups by time alone find the write, not a savepoint of it.
+        self._by_time = {i.requested_time: i for i in reversed(self._instants)}
         self._pending_actions = pending_actions
 
     @classmethod
@@ -72,10 +81,46 @@ class Timeline:
         timeline_dir: str,
         layout_version: int,
         metadata_cache: MutableMapping[str, CommitMetadata] | None = None,
+        history_dir: str | None = None,
     ) -> Timeline:
-        """Lists `timeline_dir` and builds the timeline."""
+        """Lists `timeline_dir` and builds the timeline (`history_dir`: the LSM history, layout 2)."""
         parsed = (parse_instant_file_name(e.name) for e in storage.list_dir(timeline_dir) if not e.is_dir)
-        return cls(storage, timeline_dir, layout_version, (f for f in parsed if f is not None), metadata_cache)
+        files = (f for f in parsed if f is not None)
+        return cls(storage, timeline_dir, layout_version, files, metadata_cache, history_dir)
+
+    # ---- archived instants --------------------------------------------------------------------
+
+    def has_archive(self) -> bool:
+        """Whether instants of this table were archived (layout 2 LSM history)."""
+        if self._has_archive is None:
+            directory = self.history_dir if self.layout_version >= 2 else None
+            self._has_archive = bool(directory) and any(not e.is_dir for e in self._storage.list_dir(directory or ""))
+        return self._has_archive
+
+    def archived(self) -> list[ArchivedInstant]:
+        """Archived instants (completed, by completion time) not also on the active timeline."""
+        if self._archived is None:
+            found = load_archived_instants(self._storage, self.history_dir or "") if self.has_archive() else []
+            active = {i.requested_time for i in self._instants}
+            self._archived = [a for a in found if a.requested_time not in active]
+        return self._archived
+
+    def archived_data_instants(self) -> list[Instant]:
+        """Archived commits, deltacommits and replacecommits as completed instants."""
+        instants = []
+        for archived in self.archived():
+            try:
+                action = Action(archived.action)
+            except ValueError:
+                continue
+            if action in DATA_ACTIONS:
+                instants.append(Instant(archived.requested_time, archived.completion_time, action, State.COMPLETED))
+        return instants
+
+    def first_active_write(self) -> str | None:
+        """The requested time of the oldest write instant on the active timeline (any state)."""
+        writes = [i for i in self._instants if i.action.completed_action in DATA_ACTIONS]
+        return writes[0].requested_time if writes else None
 
     # ---- queries ------------------------------------------------------------------------------
 
@@ -107,7 +152,7 @@ class Timeline:
 
     def pending_action(self, instant: Instant) -> Action:
         """The action the instant was requested as (`compaction` for a completed compaction)."""
-        return self._pending_actions.get(instant.requested_time, instant.action)
+        return self._pending_actions.get((instant.requested_time, instant.action.completed_action), instant.action)
 
     def is_table_service(self, instant: Instant) -> bool:
         """True for compaction, log compaction and clustering instants.
@@ -135,7 +180,11 @@ class Timeline:
         return self._storage.read_bytes(self.instant_path(instant))
 
     def commit_metadata(self, instant: Instant) -> CommitMetadata:
-        """The commit metadata of a completed commit, deltacommit or replacecommit."""
+        """The commit metadata of a completed commit, deltacommit or replacecommit (archived ones too)."""
+        if instant.requested_time not in self._by_time:
+            archived = next((a for a in self.archived() if a.requested_time == instant.requested_time), None)
+            if archived is not None:
+                return archived.commit_metadata(self._storage.full_path(self.history_dir or ""))
         if not instant.is_completed:
             raise InstantNotFoundError(f"instant {instant.requested_time} ({instant.action.value}) is not completed")
         path = self.instant_path(instant)

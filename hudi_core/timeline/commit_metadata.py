@@ -53,6 +53,12 @@ class WriteStat:
     prev_base_file: str | None = None
     log_version: int | None = None
     log_offset: int | None = None
+    # Compaction figures (zero for other writes).
+    total_log_blocks: int = 0
+    total_updated_records_compacted: int = 0
+    total_log_files_compacted: int = 0
+    total_log_size_compacted: int = 0
+    total_log_read_time_ms: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -77,6 +83,11 @@ class WriteStat:
             prev_base_file=record.get("prevBaseFile"),
             log_version=record.get("logVersion"),
             log_offset=record.get("logOffset"),
+            total_log_blocks=_int(record.get("totalLogBlocks")),
+            total_updated_records_compacted=_int(record.get("totalUpdatedRecordsCompacted")),
+            total_log_files_compacted=_int(record.get("totalLogFilesCompacted")),
+            total_log_size_compacted=_int(record.get("totalLogSizeCompacted")),
+            total_log_read_time_ms=_int(record.get("totalLogReadTimeMs")),
             extra=dict(record),
         )
 
@@ -95,9 +106,9 @@ class WriteStat:
             "partitionPath": self.partition_path,
             "totalLogRecords": self.total_log_records,
             "totalLogFiles": None,
-            "totalUpdatedRecordsCompacted": 0,
+            "totalUpdatedRecordsCompacted": self.total_updated_records_compacted,
             "numInserts": self.num_inserts,
-            "totalLogBlocks": 0,
+            "totalLogBlocks": self.total_log_blocks,
             "totalCorruptLogBlock": 0,
             "totalRollbackBlocks": 0,
             "fileSizeInBytes": self.file_size_in_bytes,
@@ -109,10 +120,10 @@ class WriteStat:
             "prevBaseFile": self.prev_base_file,
             "minEventTime": None,
             "maxEventTime": None,
-            "runtimeStats": {"totalScanTime": 0, "totalCreateTime": 0, "totalUpsertTime": 0},
-            "totalLogFilesCompacted": 0,
-            "totalLogReadTimeMs": 0,
-            "totalLogSizeCompacted": 0,
+            "runtimeStats": {"totalScanTime": self.total_log_read_time_ms, "totalCreateTime": 0, "totalUpsertTime": 0},
+            "totalLogFilesCompacted": self.total_log_files_compacted,
+            "totalLogReadTimeMs": self.total_log_read_time_ms,
+            "totalLogSizeCompacted": self.total_log_size_compacted,
             "tempPath": None,
             "numUpdates": 0,
         }

@@ -249,3 +249,196 @@ REQUESTED_REPLACE_METADATA: JsonSchema = {
         _version(),
     ],
 }
+
+COMPACTION_PLAN: JsonSchema = {
+    "type": "record",
+    "name": "HoodieCompactionPlan",
+    "namespace": NAMESPACE,
+    "fields": [
+        _optional(
+            "operations",
+            {
+                "type": "array",
+                "items": {
+                    "type": "record",
+                    "name": "HoodieCompactionOperation",
+                    "fields": [
+                        _required("baseInstantTime", ["null", _string()]),
+                        _optional("deltaFilePaths", {"type": "array", "items": _string()}),
+                        _optional("dataFilePath", _string()),
+                        _required("fileId", ["null", _string()]),
+                        _optional("partitionPath", _string()),
+                        _optional("metrics", _string_map("double")),
+                        _optional("bootstrapFilePath", _string()),
+                    ],
+                },
+            },
+        ),
+        _optional("extraMetadata", _string_map(_string())),
+        _version(),
+        _optional(
+            "strategy",
+            {
+                "type": "record",
+                "name": "HoodieCompactionStrategy",
+                "fields": [
+                    {
+                        "name": "compactorClassName",
+                        "type": ["null", _string()],
+                        "doc": "The class name that is provided here should extend CompactionExecutionStrategy "
+                        "abstract class, idea is that the plan generator will also provide the execution "
+                        "strategy to use.",
+                        "default": None,
+                    },
+                    {
+                        "name": "strategyParams",
+                        "type": ["null", _string_map(_string())],
+                        "doc": "These parameters play a key role in determining which action type it is i.e. "
+                        "compaction or logcompaction and it will also include configs that determine how "
+                        "compaction needs to be executed.",
+                        "default": None,
+                    },
+                    _version(),
+                ],
+            },
+        ),
+        {"name": "preserveHoodieMetadata", "type": ["boolean", "null"], "default": False},
+        _optional("missingSchedulePartitions", {"type": "array", "items": _string()}),
+    ],
+}
+
+_CLEAN_FILE_INFO: JsonSchema = {
+    "type": "record",
+    "name": "HoodieCleanFileInfo",
+    "fields": [_optional("filePath", _string()), _optional("isBootstrapBaseFile", "boolean")],
+}
+
+CLEANER_PLAN: JsonSchema = {
+    "type": "record",
+    "name": "HoodieCleanerPlan",
+    "namespace": NAMESPACE,
+    "fields": [
+        _optional(
+            "earliestInstantToRetain",
+            {
+                "type": "record",
+                "name": "HoodieActionInstant",
+                "fields": [
+                    _required("timestamp", _string()),
+                    _required("action", _string()),
+                    _required("state", _string()),
+                ],
+            },
+        ),
+        {"name": "lastCompletedCommitTimestamp", "type": _string(), "default": ""},
+        _required("policy", _string()),
+        _optional("filesToBeDeletedPerPartition", _string_map({"type": "array", "items": _string()})),
+        _version(),
+        {
+            "name": "filePathsToBeDeletedPerPartition",
+            "type": ["null", _string_map({"type": "array", "items": _CLEAN_FILE_INFO})],
+            "doc": "This field replaces the field filesToBeDeletedPerPartition",
+            "default": None,
+        },
+        {
+            "name": "partitionsToBeDeleted",
+            "type": ["null", {"type": "array", "items": _string()}],
+            "doc": "partitions to be deleted",
+            "default": None,
+        },
+        _optional("extraMetadata", _string_map(_string(), default_in_type=True)),
+    ],
+}
+
+_CLEAN_PARTITION_METADATA: JsonSchema = {
+    "type": "record",
+    "name": "HoodieCleanPartitionMetadata",
+    "fields": [
+        _required("partitionPath", _string()),
+        _required("policy", _string()),
+        _required("deletePathPatterns", {"type": "array", "items": _string()}),
+        _required("successDeleteFiles", {"type": "array", "items": _string()}),
+        _required("failedDeleteFiles", {"type": "array", "items": _string()}),
+        _optional("isPartitionDeleted", "boolean"),
+    ],
+}
+
+CLEAN_METADATA: JsonSchema = {
+    "type": "record",
+    "name": "HoodieCleanMetadata",
+    "namespace": NAMESPACE,
+    "fields": [
+        _required("startCleanTime", _string()),
+        _required("timeTakenInMillis", "long"),
+        _required("totalFilesDeleted", "int"),
+        _required("earliestCommitToRetain", _string()),
+        {"name": "lastCompletedCommitTimestamp", "type": _string(), "default": ""},
+        _required("partitionMetadata", _string_map(_CLEAN_PARTITION_METADATA)),
+        _version(),
+        _optional("bootstrapPartitionMetadata", _string_map("HoodieCleanPartitionMetadata", default_in_type=True)),
+        _optional("extraMetadata", _string_map(_string(), default_in_type=True)),
+    ],
+}
+
+SAVEPOINT_METADATA: JsonSchema = {
+    "type": "record",
+    "name": "HoodieSavepointMetadata",
+    "namespace": NAMESPACE,
+    "fields": [
+        _required("savepointedBy", _string()),
+        _required("savepointedAt", "long"),
+        _required("comments", _string()),
+        _required(
+            "partitionMetadata",
+            _string_map(
+                {
+                    "type": "record",
+                    "name": "HoodieSavepointPartitionMetadata",
+                    "fields": [
+                        _required("partitionPath", _string()),
+                        _required("savepointDataFile", {"type": "array", "items": _string()}),
+                    ],
+                }
+            ),
+        ),
+        _version(),
+    ],
+}
+
+RESTORE_PLAN: JsonSchema = {
+    "type": "record",
+    "name": "HoodieRestorePlan",
+    "namespace": NAMESPACE,
+    "fields": [
+        {
+            "name": "instantsToRollback",
+            "type": {"type": "array", "items": _INSTANT_INFO, "default": None},
+            "default": [],
+        },
+        {"name": "version", "type": ["int", "null"], "default": 2},
+        # Hudi >= 0.14 writes this field (the saved .avsc lags); the null default on a union whose
+        # first branch is string is Hudi's own.
+        {"name": "savepointToRestoreTimestamp", "type": [_string(), "null"], "default": None},
+    ],
+}
+
+RESTORE_METADATA: JsonSchema = {
+    "type": "record",
+    "name": "HoodieRestoreMetadata",
+    "namespace": NAMESPACE,
+    "fields": [
+        _required("startRestoreTime", _string()),
+        _required("timeTakenInMillis", "long"),
+        _required("instantsToRollback", {"type": "array", "items": _string()}),
+        _required(
+            "hoodieRestoreMetadata",
+            _string_map({"type": "array", "items": ["null", ROLLBACK_METADATA], "default": None}),
+        ),
+        _version(),
+        {
+            "name": "restoreInstantInfo",
+            "type": {"type": "array", "items": "HoodieInstantInfo", "default": None},
+            "default": [],
+        },
+    ],
+}

@@ -94,6 +94,15 @@ class TimelineWriter:
             raise CommitError(f"could not complete instant {instant.requested_time}: {e}") from e
         return Instant(instant.requested_time, completion, instant.action.completed_action, State.COMPLETED)
 
+    def revert_to_requested(self, instant: Instant, pending_action: Action) -> Instant:
+        """Deletes an instant's inflight (and completed) file, leaving its requested plan."""
+        if instant.is_completed:
+            self._storage.delete(self._path(instant.file_name(self.layout_version)))
+        self._storage.delete(
+            self._path(instant_file_name(instant.requested_time, pending_action, State.INFLIGHT, self.layout_version))
+        )
+        return Instant(instant.requested_time, None, pending_action, State.REQUESTED)
+
     def remove(self, instant: Instant, pending_action: Action) -> None:
         """Deletes every file of an instant (a rolled-back write leaves no trace on the timeline).
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,7 @@ from hudi_core.errors import (
     InstantNotFoundError,
     UnsupportedFeatureError,
     UnsupportedTableVersionError,
+    WriteConflictError,
 )
 from hudi_core.file_group import FileSlice
 from hudi_core.index.tagger import IndexSpec, Tags, tag
@@ -44,6 +45,8 @@ from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.schema.resolver import resolve_avro_schema
+from hudi_core.services.base import ServiceResult
+from hudi_core.services.pending import PendingServices, pending_services
 from hudi_core.services.rollback import resume_pending_rollbacks, rollback_instant
 from hudi_core.storage import Storage
 from hudi_core.table.create import write_partition_metafile
@@ -66,7 +69,14 @@ from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired, heart
 from hudi_core.write.lock import TableLock
 from hudi_core.write.markers import Markers
 from hudi_core.write.operation import WriteOperation
-from hudi_core.write.planner import Sizing, assign_inserts, file_group_writes, route
+from hudi_core.write.planner import (
+    Sizing,
+    assign_inserts,
+    file_group_writes,
+    replaced_groups,
+    route,
+    updated_groups,
+)
 from hudi_core.write.prepare import KEY, PARTITION, PreparedBatch, check_insert_duplicates, prepare_batch
 
 FileGroupEngine = Callable[[WriteContext, Sequence[FileGroupWrite]], list[WriteStat]]
@@ -99,6 +109,7 @@ class WriteResult:
         stats: per partition: inserts, updates, deletes, files written, bytes.
         write_stats: the write stats recorded in the commit metadata.
         replaced_file_groups: file groups replaced (insert_overwrite*, delete_partition).
+        table_services: the services that ran inline after the commit (compaction, clean, ...).
     """
 
     instant_time: str
@@ -107,6 +118,7 @@ class WriteResult:
     stats: dict[str, PartitionWriteStats]
     write_stats: tuple[WriteStat, ...] = ()
     replaced_file_groups: dict[str, list[str]] = field(default_factory=dict)
+    table_services: tuple[ServiceResult, ...] = ()
 
     @property
     def inserts(self) -> int:
@@ -137,6 +149,62 @@ def _partition_stats(stats: Sequence[WriteStat]) -> dict[str, PartitionWriteStat
             current.bytes_written + stat.total_write_bytes,
         )
     return result
+
+
+def write_context(
+    storage: Storage,
+    instant_time: str,
+    schema: pa.Schema,
+    avro_schema: dict[str, Any],
+    config: TableConfig,
+    configs: HudiConfigs,
+    crash_prefix: str = "write",
+) -> WriteContext:
+    """What every file-group write of one instant shares, from the table config and write options."""
+    keygen = KeyGenerator.from_table_config(config)
+    return WriteContext(
+        base_uri=storage.base_uri,
+        instant_time=instant_time,
+        schema=schema,
+        avro_schema=avro_schema,
+        populate_meta_fields=config.populate_meta_fields,
+        merge_mode=config.record_merge_mode,
+        ordering_field=config.ordering_fields[0] if config.ordering_fields else None,
+        key_spec=keygen.key_spec_for(config.populate_meta_fields),
+        compression=configs.value(HudiWriteConfig.PARQUET_COMPRESSION),
+        row_group_bytes=configs.value(HudiWriteConfig.PARQUET_BLOCK_SIZE),
+        page_bytes=configs.value(HudiWriteConfig.PARQUET_PAGE_SIZE),
+        bloom_type=configs.value(HudiIndexConfig.BLOOM_FILTER_TYPE),
+        bloom_entries=configs.value(HudiIndexConfig.BLOOM_NUM_ENTRIES),
+        bloom_fpp=configs.value(HudiIndexConfig.BLOOM_FPP),
+        bloom_max_entries=configs.value(HudiIndexConfig.BLOOM_DYNAMIC_MAX_ENTRIES),
+        log_block_format=configs.value(HudiWriteConfig.LOG_BLOCK_FORMAT),
+        # Merge-on-Read deltacommits log no CDC: readers infer it, compaction persists it.
+        cdc_mode=config.cdc_logging_mode
+        if config.cdc_enabled and (config.table_type is TableType.COPY_ON_WRITE or crash_prefix == "compaction")
+        else None,
+        crash_prefix=crash_prefix,
+    )
+
+
+def check_no_pending_restore(timeline: Timeline) -> None:
+    """Nothing may be written while a restore is half done."""
+    pending = [i for i in timeline.pending() if i.action is Action.RESTORE]
+    if pending:
+        raise ConcurrentWriteError(
+            f"restore {pending[0].requested_time} is pending: run restore again to finish it before writing"
+        )
+
+
+def _reject_clustered(pending: PendingServices, groups: Iterable[tuple[str, str]]) -> None:
+    """Hudi's default SparkRejectUpdateStrategy: no update may touch a file group under clustering."""
+    for partition, file_id in sorted(groups):
+        instant = pending.clustering.get((partition, file_id))
+        if instant is not None:
+            raise WriteConflictError(
+                f"Not allowed to update the clustering file group HoodieFileGroupId{{partitionPath='{partition}', "
+                f"fileId='{file_id}'}}: clustering {instant} is pending. Run or roll back the clustering first."
+            )
 
 
 def check_writable(config: TableConfig, where: str) -> None:
@@ -270,6 +338,7 @@ class WriteClient:
         misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
         with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose=operation.value):
             state = load_table_state(self._storage)
+            check_no_pending_restore(state.timeline)
             writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
             self._recover(state.timeline, writer, heartbeat_ms, misses)
             state = load_table_state(self._storage)
@@ -339,6 +408,7 @@ class WriteClient:
             slices = latest_slices(self._storage, timeline)
             chosen = [p for p in slices if any(fnmatch.fnmatchcase(p, pattern) for pattern in patterns)]
             replaced = {p: [s.file_id for s in slices[p]] for p in chosen if slices[p]}
+            _reject_clustered(pending_services(self._storage, timeline), replaced_groups(replaced))
             return _Plan([], replaced, None)
         assert batch is not None
         rows = batch.rows
@@ -352,6 +422,7 @@ class WriteClient:
                 else {p: slices.get(p, []) for p in written_partitions}
             )
             replaced = {p: [s.file_id for s in group] for p, group in scope.items() if group}
+            _reject_clustered(pending_services(self._storage, timeline), replaced_groups(replaced))
             tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
             sizing = self._sizing(configs, timeline, pad=False)
             routed = assign_inserts(route(rows, tags, IndexSpec("SIMPLE")), {}, sizing, config.is_mor)
@@ -390,7 +461,12 @@ class WriteClient:
         if operation is WriteOperation.INSERT and index.index_type != "BUCKET":
             tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
         sizing = self._sizing(configs, timeline, pad=operation is not WriteOperation.BULK_INSERT)
-        routed = assign_inserts(route(rows, tags, index), slices, sizing, config.is_mor)
+        pending = pending_services(self._storage, timeline)
+        routed = route(rows, tags, index)
+        _reject_clustered(pending, updated_groups(routed))
+        # Inserts are never packed into file groups a pending service is rewriting.
+        packable = {p: [s for s in group if (p, s.file_id) not in pending.file_groups] for p, group in slices.items()}
+        routed = assign_inserts(routed, packable, sizing, config.is_mor)
         return _Plan(file_group_writes(routed, slices, config.is_mor), None, batch)
 
     def _sizing(self, configs: HudiConfigs, timeline: Timeline, pad: bool) -> Sizing:
@@ -425,7 +501,7 @@ class WriteClient:
         metadata_class = REPLACE_COMMIT_METADATA if plan.replaced is not None else COMMIT_METADATA
         inflight = writer.to_inflight(requested, encode_avro_container(metadata_class, self._workload(operation, plan)))
         crash.crash_point("write.after_inflight")
-        context = self._context(requested.requested_time, schema, avro_schema, config, configs)
+        context = write_context(self._storage, requested.requested_time, schema, avro_schema, config, configs)
         stats = self._engine(context, plan.writes) if plan.writes else []
         crash.crash_point("write.after_files")
         for partition in sorted({s.partition_path for s in stats}):
@@ -473,38 +549,6 @@ class WriteClient:
             )
         return commit_metadata_record(per_partition.values(), operation.operation_type, {}, plan.replaced)
 
-    def _context(
-        self,
-        instant_time: str,
-        schema: pa.Schema,
-        avro_schema: dict[str, Any],
-        config: TableConfig,
-        configs: HudiConfigs,
-    ) -> WriteContext:
-        keygen = KeyGenerator.from_table_config(config)
-        return WriteContext(
-            base_uri=self._storage.base_uri,
-            instant_time=instant_time,
-            schema=schema,
-            avro_schema=avro_schema,
-            populate_meta_fields=config.populate_meta_fields,
-            merge_mode=config.record_merge_mode,
-            ordering_field=config.ordering_fields[0] if config.ordering_fields else None,
-            key_spec=keygen.key_spec_for(config.populate_meta_fields),
-            compression=configs.value(HudiWriteConfig.PARQUET_COMPRESSION),
-            row_group_bytes=configs.value(HudiWriteConfig.PARQUET_BLOCK_SIZE),
-            page_bytes=configs.value(HudiWriteConfig.PARQUET_PAGE_SIZE),
-            bloom_type=configs.value(HudiIndexConfig.BLOOM_FILTER_TYPE),
-            bloom_entries=configs.value(HudiIndexConfig.BLOOM_NUM_ENTRIES),
-            bloom_fpp=configs.value(HudiIndexConfig.BLOOM_FPP),
-            bloom_max_entries=configs.value(HudiIndexConfig.BLOOM_DYNAMIC_MAX_ENTRIES),
-            log_block_format=configs.value(HudiWriteConfig.LOG_BLOCK_FORMAT),
-            # Merge-on-Read deltacommits log no CDC: readers infer it, compaction persists it.
-            cdc_mode=config.cdc_logging_mode
-            if config.cdc_enabled and config.table_type is TableType.COPY_ON_WRITE
-            else None,
-        )
-
     # ---- rollback ---------------------------------------------------------------------------
 
     def rollback(self, instant_time: str) -> Instant:
@@ -519,6 +563,8 @@ class WriteClient:
             target = timeline.get(instant_time)
             if target.action not in DATA_ACTIONS and target.action not in (Action.COMPACTION, Action.CLUSTERING):
                 raise HudiConfigError(f"instant {instant_time} is a {target.action.value}; only writes roll back")
+            if any(i.action is Action.SAVEPOINT and i.requested_time == instant_time for i in timeline.completed()):
+                raise HudiConfigError(f"instant {instant_time} is savepointed: delete the savepoint to roll it back")
             if target.is_completed:
                 later = [i for i in timeline.completed_data_instants() if i.requested_time > instant_time]
                 if later:

@@ -12,6 +12,8 @@ import signal
 
 ENV_VAR = "HUDI_CRASH_AT"
 
+_SERVICE_POINTS = ("after_plan", "after_inflight", "after_first_file", "after_files")
+
 CRASH_POINTS: tuple[str, ...] = (
     "write.after_requested",
     "write.after_inflight",
@@ -20,6 +22,18 @@ CRASH_POINTS: tuple[str, ...] = (
     "write.after_complete",
     "rollback.after_plan",
     "rollback.after_delete",
+    *(f"{service}.{point}" for service in ("compaction", "logcompaction", "clustering") for point in _SERVICE_POINTS),
+    "clean.after_plan",
+    "clean.after_inflight",
+    "clean.after_first_delete",
+    "clean.after_deletes",
+    "archive.after_lsm_file",
+    "archive.after_manifest",
+    "archive.after_pending_deleted",
+    "savepoint.after_inflight",
+    "restore.after_plan",
+    "restore.after_first_rollback",
+    "restore.after_rollbacks",
 )
 
 

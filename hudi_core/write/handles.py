@@ -26,7 +26,7 @@ from hudi_core.file_group.base_file.parquet import read_parquet
 from hudi_core.file_group.base_file.parquet_writer import write_base_file
 from hudi_core.file_group.log_file.cdc import DELETE, INSERT, UPDATE, ChangeRecords, cdc_block
 from hudi_core.file_group.log_file.writer import avro_data_block, delete_block, new_log_file_name, parquet_data_block
-from hudi_core.file_group.naming import BaseFileName
+from hudi_core.file_group.naming import BaseFileName, log_file_version
 from hudi_core.index.bloom_filter import BloomFilter
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.schema.arrow_avro import with_meta_fields_avro
@@ -67,6 +67,7 @@ class WriteContext:
     bloom_max_entries: int = 100000
     log_block_format: LogBlockFormat = LogBlockFormat.AVRO
     cdc_mode: CdcLoggingMode | None = None  # set when file-group rewrites must log their changes
+    crash_prefix: str = "write"  # names the crash points of the action writing (write, compaction, ...)
 
     @property
     def full_schema(self) -> pa.Schema:
@@ -152,8 +153,24 @@ def _bloom(context: WriteContext, keys: pa.Array | pa.ChunkedArray) -> BloomFilt
 def _write_base(
     storage: Storage, context: WriteContext, task: FileGroupWrite, table: pa.Table, io_type: IOType
 ) -> tuple[str, int]:
-    name = BaseFileName(task.file_id, task.write_token, context.instant_time, "parquet").name
-    path = posixpath.join(task.partition_path, name)
+    return write_base(storage, context, task.partition_path, task.file_id, task.write_token, table, io_type)
+
+
+def write_base(
+    storage: Storage,
+    context: WriteContext,
+    partition_path: str,
+    file_id: str,
+    write_token: str,
+    table: pa.Table,
+    io_type: IOType,
+) -> tuple[str, int]:
+    """Writes a base file of the context's instant (marker first); returns its path and size.
+
+    `table` holds the meta columns and the data columns; `_hoodie_file_name` is set here.
+    """
+    name = BaseFileName(file_id, write_token, context.instant_time, "parquet").name
+    path = posixpath.join(partition_path, name)
     Markers(storage, context.instant_time).create(path, io_type)
     table = table.set_column(
         table.schema.get_field_index(FILE_NAME), FILE_NAME, pa.repeat(pa.scalar(name), table.num_rows)
@@ -169,7 +186,7 @@ def _write_base(
         row_group_bytes=context.row_group_bytes,
         page_bytes=context.page_bytes,
     )
-    crash.crash_point("write.after_first_file")
+    crash.crash_point(f"{context.crash_prefix}.after_first_file")
     return path, size
 
 
@@ -219,14 +236,18 @@ def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wri
     path, size = _write_base(storage, context, task, table, IOType.MERGE)
     cdc_stats = None
     if context.cdc_mode is not None:
-        changes = _change_records(
+        changes = change_records(
             context,
             deleted=old.take(delete_old),
             replaced=old.take(replace_old),
             replacing=fresh.take(replace_in),
             inserted=fresh.take(insert_in),
         )
-        cdc_stats = _write_cdc_log(storage, context, task, changes) if changes.num_rows else None
+        cdc_stats = (
+            write_cdc_log(storage, context, task.partition_path, task.file_id, task.write_token, changes)
+            if changes.num_rows
+            else None
+        )
     return _stat(
         task,
         path,
@@ -241,7 +262,7 @@ def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wri
     )
 
 
-def _change_records(
+def change_records(
     context: WriteContext, deleted: pa.Table, replaced: pa.Table, replacing: pa.Table, inserted: pa.Table
 ) -> ChangeRecords:
     """A merge's changes: deletes, then updates (old and new rows), then inserts."""
@@ -258,15 +279,18 @@ def _change_records(
     )
 
 
-def _write_cdc_log(
-    storage: Storage, context: WriteContext, task: FileGroupWrite, changes: ChangeRecords
+def write_cdc_log(
+    storage: Storage,
+    context: WriteContext,
+    partition_path: str,
+    file_id: str,
+    write_token: str,
+    changes: ChangeRecords,
 ) -> dict[str, int]:
     """Writes the `.cdc` log of a rewritten file group; returns its write-stat entry (path -> size)."""
     assert context.cdc_mode is not None
-    name = new_log_file_name(
-        storage, task.partition_path, task.file_id, context.instant_time, task.write_token, cdc=True
-    )
-    path = posixpath.join(task.partition_path, name)
+    name = new_log_file_name(storage, partition_path, file_id, context.instant_time, write_token, cdc=True)
+    path = posixpath.join(partition_path, name)
     Markers(storage, context.instant_time).create(path, IOType.MERGE)
     content = cdc_block(context.instant_time, context.cdc_mode, context.avro_schema, changes)
     storage.write_bytes(path, content)
@@ -302,7 +326,7 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
     Markers(storage, context.instant_time).create(path, IOType.APPEND)
     content = b"".join(blocks)
     storage.write_bytes(path, content)
-    crash.crash_point("write.after_first_file")
+    crash.crash_point(f"{context.crash_prefix}.after_first_file")
     return WriteStat(
         file_id=task.file_id,
         path=path,
@@ -318,7 +342,7 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
         base_file="",
         log_files=(name,),
         cdc_stats=None,
-        log_version=int(name.rsplit(".", 1)[1].split("_", 1)[0]),
+        log_version=log_file_version(name),
         log_offset=0,
     )
 

@@ -189,3 +189,14 @@ def file_group_writes(
         base_instant = current.base_instant if current is not None else None
         writes.append(FileGroupWrite(partition, file_id, io_type, task_index, records, base_file, base_instant))
     return writes
+
+
+def updated_groups(routed: pa.Table) -> set[tuple[str, str]]:
+    """(partition, file id) of the stored file groups a routed batch updates or deletes from."""
+    tagged = routed.filter(pc.fill_null(routed.column(TAGGED), False))
+    pairs = tagged.select([TARGET_PARTITION, TARGET_FILE]).group_by([TARGET_PARTITION, TARGET_FILE]).aggregate([])
+    return set(zip(pairs.column(TARGET_PARTITION).to_pylist(), pairs.column(TARGET_FILE).to_pylist(), strict=True))
+
+
+def replaced_groups(replaced: Mapping[str, Sequence[str]]) -> set[tuple[str, str]]:
+    return {(partition, file_id) for partition, ids in replaced.items() for file_id in ids}

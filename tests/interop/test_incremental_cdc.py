@@ -1,7 +1,8 @@
 """Seeded random histories: incremental and CDC reads of every window equal an independent model.
 
 Each history (Copy-on-Write or Merge-on-Read; CDC logging off or in one of its three modes) applies
-bulk inserts, upserts with late records, inserts, deletes, insert overwrites and partition deletes.
+bulk inserts, upserts with late records, inserts, deletes, insert overwrites and partition deletes,
+with clustering and (Merge-on-Read) compaction in between.
 Then for every pair of commits (a, b) -- and from "earliest" -- the incremental read of (a, b] equals
 the model's records written in the window as of b (and hudi-rs agrees), and the CDC read equals the
 model's per-commit changes, row for row and in order.
@@ -37,6 +38,7 @@ SCHEMA = pa.schema(
 COLUMNS = SCHEMA.names
 CITIES = ["sf", "nyc", "chennai"]
 MODES = (None, "OP_KEY_ONLY", "DATA_BEFORE", "DATA_BEFORE_AFTER")
+CLUSTER = {"hoodie.clustering.plan.strategy.sort.columns": "fare"}
 
 
 class History:
@@ -87,15 +89,21 @@ def run_history(path: str, table_type: str, mode: str | None, seed: str, global_
     rows = history.fresh(24, 100)
     result = table.bulk_insert(data(rows), options)
     model.insert_new(rows, result.instant_time, result.completion_time)
-    # Every kind of write, in a random order.
-    kinds = ["upsert", "upsert", "upsert", "insert", "delete", "insert_overwrite", "delete_partition"]
+    # Every kind of write, in a random order, and table services (which change no record).
+    kinds = ["upsert", "upsert", "upsert", "insert", "delete", "insert_overwrite", "delete_partition", "cluster"]
+    if table_type == "MERGE_ON_READ":
+        kinds.append("compact")
     rng.shuffle(kinds)
     if global_index:  # replacing partitions would not exercise moves
         kinds = ["upsert" if k in ("insert_overwrite", "delete_partition") else k for k in kinds]
     for step, kind in enumerate(kinds):
         ts = 110 + 10 * step
         stored = sorted({key for _, key in model.current})
-        if kind == "upsert":
+        if kind in ("compact", "cluster"):
+            service = table.compact() if kind == "compact" else table.cluster(options={**options, **CLUSTER})
+            if service is not None and service.instant_time is not None:
+                model.service(service.instant_time, service.completion_time)
+        elif kind == "upsert":
             chosen = rng.sample(stored, min(len(stored), 5))
             late = 0 if global_index else 1  # late records lose under event-time ordering
             rows = [history.row(k, ts if rng.random() < 0.75 else late) for k in chosen] + history.fresh(2, ts)

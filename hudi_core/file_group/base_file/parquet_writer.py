@@ -160,7 +160,7 @@ def java_min_max(keys: pa.ChunkedArray | pa.Array) -> tuple[str, str] | None:
     keys = keys.drop_null()
     if len(keys) == 0:
         return None
-    if not pc.any(pc.match_substring_regex(keys, _SUPPLEMENTARY)).as_py():
+    if pc.all(pc.string_is_ascii(keys)).as_py() or not pc.any(pc.match_substring_regex(keys, _SUPPLEMENTARY)).as_py():
         bounds = pc.min_max(keys)
         return str(bounds["min"].as_py()), str(bounds["max"].as_py())
     values = [str(v) for v in keys.to_pylist()]

@@ -32,12 +32,21 @@ DELETE_BLOCK_VERSION = 3
 _DELETE_SCHEMA = fastavro.parse_schema(DELETE_RECORD_LIST_SCHEMA)
 
 
-def _header(instant_time: str, writer_schema: dict[str, Any]) -> dict[HeaderKey, str]:
-    return {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: json.dumps(writer_schema, separators=(",", ":"))}
+def _header(
+    instant_time: str, writer_schema: dict[str, Any], compacted_times: Sequence[str] = ()
+) -> dict[HeaderKey, str]:
+    header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: json.dumps(writer_schema, separators=(",", ":"))}
+    if compacted_times:  # a log-compacted block names the instants whose blocks it replaces
+        header[HeaderKey.COMPACTED_BLOCK_TIMES] = ",".join(compacted_times)
+    return header
 
 
 def avro_data_block(
-    instant_time: str, writer_schema: dict[str, Any], records: pa.Table, block_type: BlockType = BlockType.AVRO_DATA
+    instant_time: str,
+    writer_schema: dict[str, Any],
+    records: pa.Table,
+    block_type: BlockType = BlockType.AVRO_DATA,
+    compacted_times: Sequence[str] = (),
 ) -> bytes:
     """An AVRO_DATA block (or a CDC_DATA block, same content) of `records` in `writer_schema`."""
     data, offsets = encode_datums(writer_schema, records)
@@ -48,7 +57,7 @@ def avro_data_block(
     for start, end in itertools.pairwise(bounds):
         parts.append(pack(end - start))
         parts.append(view[start:end])
-    return encode_block(block_type, _header(instant_time, writer_schema), b"".join(parts))
+    return encode_block(block_type, _header(instant_time, writer_schema, compacted_times), b"".join(parts))
 
 
 def parquet_data_block(instant_time: str, writer_schema: dict[str, Any], records: pa.Table, compression: str) -> bytes:
@@ -108,6 +117,7 @@ def delete_block(
     keys: Sequence[str],
     partitions: Sequence[str],
     ordering: pa.Array | None,
+    compacted_times: Sequence[str] = (),
 ) -> bytes:
     """A DELETE block (`HoodieDeleteRecordList`) for `keys`."""
     natural = (f"{NAMESPACE}.IntWrapper", {"value": 0})
@@ -123,7 +133,7 @@ def delete_block(
     fastavro.schemaless_writer(buffer, _DELETE_SCHEMA, {"deleteRecordList": records})
     datum = buffer.getvalue()
     content = struct.pack(">ii", DELETE_BLOCK_VERSION, len(datum)) + datum
-    return encode_block(BlockType.DELETE, _header(instant_time, writer_schema), content)
+    return encode_block(BlockType.DELETE, _header(instant_time, writer_schema, compacted_times), content)
 
 
 def new_log_file_name(

@@ -51,3 +51,16 @@ def test_write_hudi_and_the_identifier_option_store_checkpoints(tmp_path: Path) 
     }
     write_hudi(path, _rows(1, 2), options, checkpoint="batch-7")
     assert HudiTable(path).latest_checkpoint("stream-1") == "batch-7"
+
+
+def test_table_services_leave_the_checkpoint_alone(tmp_path: Path) -> None:
+    table = HudiTable.create(str(tmp_path / "t"), SCHEMA, "cp", ["id"], table_type="MERGE_ON_READ")
+    table.insert(_rows(1, 2, 3), checkpoint="kafka:0:100")
+    table.upsert(_rows(2), checkpoint="kafka:0:120")
+    assert table.compact() is not None
+    assert table.cluster() is not None
+    table.upsert(_rows(3), checkpoint_identifier="another-job")  # no checkpoint: skipped
+    assert table.clean({"hoodie.clean.commits.retained": "1"}) is not None
+    assert table.latest_checkpoint() == "kafka:0:120"
+    services = {i.action.value for i in table.timeline.completed()}
+    assert {"commit", "replacecommit", "clean"} <= services

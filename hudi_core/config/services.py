@@ -1,0 +1,279 @@
+"""Table service options: compaction, log compaction, clustering, cleaning, archival.
+
+Keys and defaults are Hudi 1.0.2's (`HoodieCompactionConfig`, `HoodieClusteringConfig`,
+`HoodieCleanConfig`, `HoodieArchivalConfig`); 0.x spellings are accepted as aliases.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from hudi_core.config import OptionStatus, enum_parser, option, parse_bool, parse_int, parse_str
+
+
+class CompactionTrigger(enum.Enum):
+    NUM_COMMITS = "NUM_COMMITS"
+    NUM_COMMITS_AFTER_LAST_REQUEST = "NUM_COMMITS_AFTER_LAST_REQUEST"
+    TIME_ELAPSED = "TIME_ELAPSED"
+    NUM_OR_TIME = "NUM_OR_TIME"
+    NUM_AND_TIME = "NUM_AND_TIME"
+
+
+class CompactionStrategy(enum.Enum):
+    """`hoodie.compaction.strategy` classes this build runs (by simple class name)."""
+
+    LOG_FILE_SIZE_BASED = "LogFileSizeBasedCompactionStrategy"
+    LOG_FILE_NUM_BASED = "LogFileNumBasedCompactionStrategy"
+    BOUNDED_IO = "BoundedIOCompactionStrategy"
+    UNBOUNDED = "UnBoundedCompactionStrategy"
+
+
+_STRATEGY_PACKAGE = "org.apache.hudi.table.action.compact.strategy."
+
+
+def _parse_compaction_strategy(raw: str) -> CompactionStrategy:
+    name = raw.strip().rsplit(".", 1)[-1]
+    try:
+        return CompactionStrategy(name)
+    except ValueError:
+        known = ", ".join(_STRATEGY_PACKAGE + s.value for s in CompactionStrategy)
+        raise ValueError(f"unsupported compaction strategy; use one of {known}") from None
+
+
+class CleaningPolicy(enum.Enum):
+    KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
+    KEEP_LATEST_FILE_VERSIONS = "KEEP_LATEST_FILE_VERSIONS"
+    KEEP_LATEST_BY_HOURS = "KEEP_LATEST_BY_HOURS"
+
+
+class HudiCompactionConfig:
+    """Compaction and log compaction of Merge-on-Read tables."""
+
+    INLINE = option("hoodie.compact.inline", parse_bool, False, "Compact right after a write once the trigger is met.")
+    SCHEDULE_INLINE = option(
+        "hoodie.compact.schedule.inline",
+        parse_bool,
+        False,
+        "Schedule (not run) a compaction right after a write once the trigger is met.",
+    )
+    MAX_DELTA_COMMITS = option(
+        "hoodie.compact.inline.max.delta.commits",
+        parse_int,
+        5,
+        "Deltacommits since the last compaction that trigger one.",
+    )
+    MAX_DELTA_SECONDS = option(
+        "hoodie.compact.inline.max.delta.seconds",
+        parse_int,
+        3600,
+        "Seconds since the last compaction that trigger one.",
+    )
+    TRIGGER_STRATEGY = option(
+        "hoodie.compact.inline.trigger.strategy",
+        enum_parser(CompactionTrigger),
+        CompactionTrigger.NUM_COMMITS,
+        "NUM_COMMITS, NUM_COMMITS_AFTER_LAST_REQUEST, TIME_ELAPSED, NUM_OR_TIME or NUM_AND_TIME.",
+    )
+    STRATEGY = option(
+        "hoodie.compaction.strategy",
+        _parse_compaction_strategy,
+        CompactionStrategy.LOG_FILE_SIZE_BASED,
+        "Which slices a plan compacts: LogFileSizeBased (largest logs first, bounded IO), LogFileNumBased, "
+        "BoundedIO or UnBounded.",
+    )
+    TARGET_IO_MB = option(
+        "hoodie.compaction.target.io", parse_int, 512000, "IO budget (MB) of one plan for bounded strategies."
+    )
+    LOG_FILE_SIZE_THRESHOLD = option(
+        "hoodie.compaction.logfile.size.threshold",
+        parse_int,
+        0,
+        "LogFileSizeBased: only slices whose logs total at least this many bytes.",
+    )
+    LOG_FILE_NUM_THRESHOLD = option(
+        "hoodie.compaction.logfile.num.threshold",
+        parse_int,
+        0,
+        "LogFileNumBased: only slices with at least this many log files.",
+    )
+    LOG_COMPACTION_ENABLE = option(
+        "hoodie.log.compaction.enable", parse_bool, False, "Allow log compaction of Merge-on-Read slices."
+    )
+    LOG_COMPACTION_INLINE = option(
+        "hoodie.log.compaction.inline", parse_bool, False, "Log-compact right after a write once the trigger is met."
+    )
+    LOG_COMPACTION_BLOCKS_THRESHOLD = option(
+        "hoodie.log.compaction.blocks.threshold",
+        parse_int,
+        5,
+        "Log compaction only merges slices with at least this many log blocks.",
+    )
+
+
+class HudiClusteringConfig:
+    """Clustering: rewriting small files into fewer, sorted ones."""
+
+    INLINE = option("hoodie.clustering.inline", parse_bool, False, "Cluster right after a write once triggered.")
+    INLINE_MAX_COMMITS = option(
+        "hoodie.clustering.inline.max.commits", parse_int, 4, "Commits since the last clustering that trigger one."
+    )
+    SCHEDULE_INLINE = option(
+        "hoodie.clustering.schedule.inline", parse_bool, False, "Schedule (not run) clustering after a write."
+    )
+    SMALL_FILE_LIMIT = option(
+        "hoodie.clustering.plan.strategy.small.file.limit",
+        parse_int,
+        314572800,
+        "Base files smaller than this many bytes are clustered.",
+    )
+    MAX_BYTES_PER_GROUP = option(
+        "hoodie.clustering.plan.strategy.max.bytes.per.group",
+        parse_int,
+        2147483648,
+        "Input bytes of one clustering group.",
+    )
+    TARGET_FILE_MAX_BYTES = option(
+        "hoodie.clustering.plan.strategy.target.file.max.bytes",
+        parse_int,
+        1073741824,
+        "Size of the files clustering writes.",
+    )
+    MAX_NUM_GROUPS = option(
+        "hoodie.clustering.plan.strategy.max.num.groups", parse_int, 30, "Groups in one clustering plan."
+    )
+    SINGLE_GROUP = option(
+        "hoodie.clustering.plan.strategy.single.group.clustering.enabled",
+        parse_bool,
+        True,
+        "Also plan groups of a single file (to sort it).",
+    )
+    SORT_COLUMNS = option(
+        "hoodie.clustering.plan.strategy.sort.columns",
+        parse_str,
+        None,
+        "Columns the rewritten files are ordered by (comma separated).",
+    )
+    PARTITIONS_SELECTED = option(
+        "hoodie.clustering.plan.strategy.partition.selected",
+        parse_str,
+        None,
+        "Only these partitions (comma separated).",
+    )
+    PARTITION_REGEX = option(
+        "hoodie.clustering.plan.strategy.partition.regex.pattern",
+        parse_str,
+        None,
+        "Only partitions matching this regular expression.",
+    )
+    LAYOUT_STRATEGY = option(
+        "hoodie.layout.optimize.strategy",
+        parse_str,
+        "LINEAR",
+        "How rows are ordered by the sort columns: LINEAR, ZORDER (z-order) or HILBERT.",
+    )
+    CURVE_BUILD_METHOD = option(
+        "hoodie.layout.optimize.curve.build.method",
+        lambda raw: raw.strip().upper(),
+        "DIRECT",
+        "Accepted (DIRECT or SAMPLE); curves are always built from value ranks here, like SAMPLE.",
+    )
+    PRESERVE_COMMIT_METADATA = option(
+        "hoodie.clustering.preserve.commit.metadata",
+        parse_bool,
+        True,
+        "Rewritten records keep their commit time and sequence number.",
+    )
+    UPDATES_STRATEGY = option(
+        "hoodie.clustering.updates.strategy",
+        parse_str,
+        "org.apache.hudi.client.clustering.update.strategy.SparkRejectUpdateStrategy",
+        "Updates to file groups under pending clustering are rejected (the only strategy here).",
+    )
+
+
+class HudiCleanConfig:
+    """Cleaning: deleting file slices no query needs any more."""
+
+    AUTOMATIC = option("hoodie.clean.automatic", parse_bool, True, "Clean right after every write.")
+    POLICY = option(
+        "hoodie.clean.policy",
+        enum_parser(CleaningPolicy),
+        CleaningPolicy.KEEP_LATEST_COMMITS,
+        "KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS or KEEP_LATEST_BY_HOURS.",
+        aliases=("hoodie.cleaner.policy",),
+    )
+    COMMITS_RETAINED = option(
+        "hoodie.clean.commits.retained",
+        parse_int,
+        10,
+        "KEEP_LATEST_COMMITS: the last N commits stay readable (time travel, incremental).",
+        aliases=("hoodie.cleaner.commits.retained",),
+    )
+    FILE_VERSIONS_RETAINED = option(
+        "hoodie.clean.fileversions.retained",
+        parse_int,
+        3,
+        "KEEP_LATEST_FILE_VERSIONS: slices kept per file group.",
+        aliases=("hoodie.cleaner.fileversions.retained",),
+    )
+    HOURS_RETAINED = option(
+        "hoodie.clean.hours.retained",
+        parse_int,
+        24,
+        "KEEP_LATEST_BY_HOURS: commits of the last N hours stay readable.",
+        aliases=("hoodie.cleaner.hours.retained",),
+    )
+    MAX_COMMITS = option(
+        "hoodie.clean.trigger.max.commits",
+        parse_int,
+        1,
+        "Completed commits since the last clean before another one is planned.",
+        aliases=("hoodie.clean.max.commits", "hoodie.cleaner.trigger.max.commits"),
+    )
+    TRIGGER_STRATEGY = option(
+        "hoodie.clean.trigger.strategy",
+        lambda raw: raw.strip().upper(),
+        "NUM_COMMITS",
+        "NUM_COMMITS (the only strategy).",
+        aliases=("hoodie.cleaner.trigger.strategy",),
+    )
+    INCREMENTAL = option(
+        "hoodie.clean.incremental.enabled",
+        parse_bool,
+        True,
+        "Accepted; every partition is examined (same result, more listing).",
+        aliases=("hoodie.cleaner.incremental.mode",),
+        status=OptionStatus.IGNORED,
+    )
+    ASYNC = option(
+        "hoodie.clean.async.enabled",
+        parse_bool,
+        False,
+        "Cleaning runs inline after the write here.",
+        aliases=("hoodie.clean.async",),
+        status=OptionStatus.IGNORED,
+    )
+
+
+class HudiArchivalConfig:
+    """Archival of old instants into the LSM timeline history."""
+
+    AUTOMATIC = option("hoodie.archive.automatic", parse_bool, True, "Archive right after every write.")
+    MIN_COMMITS = option(
+        "hoodie.keep.min.commits", parse_int, 20, "Completed commits archival leaves on the active timeline."
+    )
+    MAX_COMMITS = option(
+        "hoodie.keep.max.commits", parse_int, 30, "Archival runs once more completed commits than this exist."
+    )
+    BEYOND_SAVEPOINT = option(
+        "hoodie.archive.beyond.savepoint",
+        parse_bool,
+        False,
+        "Archive past the earliest savepoint (savepointed commits themselves stay).",
+    )
+    LSM_COMPACTION_BATCH = option(
+        "hoodie.timeline.compaction.batch.size",
+        parse_int,
+        10,
+        "LSM history files of one layer merged into the next.",
+    )

@@ -1,0 +1,91 @@
+"""What every table service shares: its options, the table lock, heartbeats, results.
+
+A service plans under the table lock (so a plan never races a writer's commit), executes without
+it (writers keep writing: a compaction's new slice takes their later logs), and finalizes under
+the lock again. While it executes, its instant's heartbeat is fresh; a later run that finds the
+instant inflight with a stale heartbeat deletes the partial files and runs the plan again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from hudi_core.config import HudiConfigs, validate_options
+from hudi_core.config.write import HudiWriteConfig
+from hudi_core.errors import ConcurrentWriteError
+from hudi_core.services.rollback import rollback_instant
+from hudi_core.storage import Storage
+from hudi_core.table.state import TableState, load_table_state
+from hudi_core.timeline.instant import Instant, State
+from hudi_core.timeline.writer import TimelineWriter
+from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired
+from hudi_core.write.lock import TableLock
+
+
+@dataclass(frozen=True)
+class ServiceResult:
+    """The outcome of one table service run.
+
+    Attributes:
+        action: compaction, logcompaction, clustering, clean, archive, rollback, savepoint or restore.
+        instant_time: the service's instant (None when it wrote none, e.g. archival).
+        completion_time: when that instant completed.
+        counts: what it did, e.g. {"file_groups": 3, "files_written": 3, "records": 1200}.
+    """
+
+    action: str
+    instant_time: str | None
+    completion_time: str | None
+    counts: Mapping[str, int] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> int:
+        return self.counts.get(name, 0)
+
+
+class ServiceContext:
+    """One service run's view of the table: storage, options and the locking discipline."""
+
+    def __init__(self, storage: Storage, options: Mapping[str, str]) -> None:
+        validate_options(options)
+        self.storage = storage
+        self.options = dict(options)
+        self.configs = HudiConfigs(self.options)
+        self.heartbeat_ms = self.configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
+        self.tolerable_misses = self.configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
+
+    def state(self) -> TableState:
+        return load_table_state(self.storage)
+
+    def writer(self, state: TableState) -> TimelineWriter:
+        return TimelineWriter(self.storage, state.timeline.timeline_dir, state.timeline.layout_version)
+
+    @contextmanager
+    def locked(self, purpose: str) -> Iterator[TableState]:
+        """Holds the table lock; yields the table state loaded under it."""
+        validity = self.heartbeat_ms * max(self.tolerable_misses, 1)
+        with TableLock(self.storage, validity_ms=validity, purpose=purpose):
+            yield self.state()
+
+    def heartbeat(self, instant_time: str) -> InstantHeartbeat:
+        return InstantHeartbeat(self.storage, instant_time, self.heartbeat_ms)
+
+    def is_abandoned(self, instant: Instant) -> bool:
+        """True for an inflight instant whose process stopped beating."""
+        return heartbeat_expired(self.storage, instant.requested_time, self.heartbeat_ms, self.tolerable_misses)
+
+    def reclaim(self, state: TableState, instant: Instant) -> Instant:
+        """Makes a pending service instant runnable: an abandoned attempt is rolled back to its plan.
+
+        Raises ConcurrentWriteError when another process is still running it.
+        """
+        if instant.state is State.REQUESTED:
+            return instant
+        if not self.is_abandoned(instant):
+            raise ConcurrentWriteError(
+                f"{instant.action.value} {instant.requested_time} is being run by a live process"
+            )
+        pending = state.timeline.pending_action(instant)
+        rollback_instant(self.storage, state.timeline, self.writer(state), instant, pending)
+        return Instant(instant.requested_time, None, pending, State.REQUESTED)
