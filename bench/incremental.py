@@ -12,21 +12,10 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import time
-from collections.abc import Callable
-from typing import Any
 
+from bench.timing import best
 from bench.trips import trips, updates
 from hudi_core import HudiTable, metrics
-
-
-def best(repeat: int, action: Callable[[], Any]) -> tuple[float, Any]:
-    times, result = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = action()
-        times.append(time.perf_counter() - start)
-    return min(times), result
 
 
 def main() -> None:
