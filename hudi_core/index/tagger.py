@@ -68,7 +68,7 @@ class Tags:
     partitions: pa.Array
 
 
-def _stored_keys(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec) -> pa.Array:
+def stored_keys(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec) -> pa.Array:
     """The record keys stored in a slice's base file (only the key columns are read)."""
     assert file_slice.base_file_path is not None
     columns = keys.source_columns
@@ -131,7 +131,7 @@ def tag(
         if rows is None or len(rows) == 0:
             return np.empty(0, dtype=np.int64)
         wanted = incoming_keys.take(pa.array(rows))
-        found = pc.is_in(wanted, value_set=_stored_keys(storage, file_slice, keys))
+        found = pc.is_in(wanted, value_set=stored_keys(storage, file_slice, keys))
         matched: npt.NDArray[np.int64] = rows[found.to_numpy(zero_copy_only=False)]
         return matched
 

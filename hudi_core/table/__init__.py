@@ -15,7 +15,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -206,11 +206,24 @@ class HudiTable:
             IncrementalRangeUnavailableError: a commit's files were cleaned, or the window reaches
                 archived instants.
         """
-        state = self.state()
-        scanner = self._scanner(state)
-        reader = CdcReader(self._storage, state.config, state.timeline, scanner, partial(iter_plan, self._storage))
         start_time, end_time = self._window(start, end)
-        return reader.read(start_time, end_time, images, inclusive_start)
+        return self.cdc_reader().read(start_time, end_time, images, inclusive_start)
+
+    def cdc_reader(self) -> CdcReader:
+        """A CDC reader over the current timeline (engines read its commits one per task)."""
+        state = self.state()
+        return CdcReader(
+            self._storage, state.config, state.timeline, self._scanner(state), partial(iter_plan, self._storage)
+        )
+
+    def cdc_window(self, options: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
+        """The (start, end) of a CDC query given Hudi's read options."""
+        configs = HudiConfigs(self._options, dict(options or {}))
+        return self._window(self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME))
+
+    def is_cdc_query(self, options: Mapping[str, str] | None) -> bool:
+        """Whether Hudi's read options ask for change data capture."""
+        return self._is_cdc_query(options)
 
     def latest_checkpoint(self, identifier: str | None = None) -> str | None:
         """The checkpoint of the latest commit (by completion time) that stored one.
@@ -488,9 +501,22 @@ def write_hudi(
     opts = dict(options)
     validate_options(opts)
     configs = HudiConfigs(opts)
-    operation = configs.value(HudiWriteConfig.OPERATION)
-    storage = Storage(path)
     table_data = to_arrow(data) if data is not None else None
+    with table_for_write(path, table_data.schema if table_data is not None else None, opts) as table:
+        partitions = configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE)
+        operation = configs.value(HudiWriteConfig.OPERATION)
+        return table._write(operation, table_data, opts, checkpoint, checkpoint_identifier, partitions)
+
+
+@contextlib.contextmanager
+def table_for_write(path: str, data_schema: pa.Schema | None, options: Mapping[str, str]) -> Iterator[HudiTable]:
+    """The table at `path`, created from `options` and the data's schema when absent.
+
+    If the first write into a table created here fails, the table is removed again, so a rejected
+    batch leaves no table behind to persist its settings.
+    """
+    configs = HudiConfigs(dict(options))
+    storage = Storage(path)
     created = False
     path_existed = storage.exists("")
     if not storage.exists(PROPERTIES_FILE):
@@ -499,31 +525,28 @@ def write_hudi(
         if not name or not keys:
             needed = f"{HudiTableConfig.NAME.key} and {HudiWriteConfig.RECORD_KEY_FIELD.key}"
             raise HudiConfigError(f"creating a table at {path} needs {needed}")
-        if table_data is None:
+        if data_schema is None:
             raise HudiConfigError(f"creating a table at {path} needs data to take its schema from")
         partition_option = configs.get(HudiWriteConfig.PARTITION_PATH_FIELD) or ""
         precombine = configs.get(HudiWriteConfig.PRECOMBINE_FIELD)
-        data_schema = without_meta_fields(table_data.schema)
         with contextlib.suppress(TableExistsError):  # created concurrently: write into it
             created = bool(
                 HudiTable.create(
                     path,
-                    data_schema,
+                    without_meta_fields(data_schema),
                     name,
                     keys,
                     [p.strip() for p in partition_option.split(",") if p.strip()],
                     [precombine] if precombine else None,
                     configs.value(HudiWriteConfig.TABLE_TYPE).value,
-                    opts,
+                    dict(options),
                 )
             )
-    partitions = configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE)
     table = HudiTable(path)
     try:
-        return table._write(operation, table_data, opts, checkpoint, checkpoint_identifier, partitions)
+        yield table
     except HudiError:
         if created and not table.timeline.instants():
-            # The first batch was rejected: leave no table behind to persist its settings.
             storage.delete_dir(METAFOLDER)
             if not path_existed and not storage.list_dir(""):
                 storage.delete_dir("")

@@ -49,6 +49,11 @@ FileGroup = tuple[str, str]  # (partition path, file id)
 SliceReader = Callable[[ScanPlan], Iterable[pa.Table]]  # an engine reading a plan slice by slice
 
 
+def _check_images(images: str) -> None:
+    if images not in IMAGE_FORMATS:
+        raise HudiConfigError(f"images={images!r}: use one of {', '.join(IMAGE_FORMATS)}")
+
+
 def cdc_schema(data_schema: pa.Schema, images: str) -> pa.Schema:
     """The output schema of a CDC query over a table with these data columns."""
     image = pa.string() if images == "json" else pa.struct(list(data_schema))
@@ -89,22 +94,31 @@ class CdcReader:
 
     def read(self, start: str | None, end: str | None, images: str = "json", inclusive_start: bool = False) -> pa.Table:
         """Changes made by the commits that completed in (start, end] (or [start, end])."""
-        if images not in IMAGE_FORMATS:
-            raise HudiConfigError(f"images={images!r}: use one of {', '.join(IMAGE_FORMATS)}")
+        _check_images(images)
+        pieces = [self.read_commit(c, images) for c in self.commits(start, end, inclusive_start)]
+        pieces = [p for p in pieces if p.num_rows]
+        return pa.concat_tables(pieces) if pieces else self.output_schema(images).empty_table()
+
+    def commits(self, start: str | None, end: str | None, inclusive_start: bool = False) -> list[Instant]:
+        """The commits a window selects, in completion order (engines read them one per task)."""
         timeline = self._timeline
         order = timeline.completion_order_key
-        completed = sorted(self._scanner.instants_since(start), key=order)
-        selected = [
+        return [
             i
-            for i in completed
+            for i in sorted(self._scanner.instants_since(start), key=order)
             if (end is None or order(i) <= end)
             and (start is None or (order(i) >= start if inclusive_start else order(i) > start))
             and not timeline.is_table_service(i)
         ]
-        output = cdc_schema(self._data_schema, images)
-        pieces = [self._output(commit, self._commit_changes(commit, completed), images) for commit in selected]
-        pieces = [p for p in pieces if p.num_rows]
-        return pa.concat_tables(pieces) if pieces else output.empty_table()
+
+    def read_commit(self, commit: Instant, images: str = "json") -> pa.Table:
+        """The change rows of one commit."""
+        _check_images(images)
+        completed = sorted(self._scanner.instants_since(None), key=self._timeline.completion_order_key)
+        return self._output(commit, self._commit_changes(commit, completed), images)
+
+    def output_schema(self, images: str) -> pa.Schema:
+        return cdc_schema(self._data_schema, images)
 
     # ---- one commit ---------------------------------------------------------------------------
 

@@ -65,7 +65,7 @@ from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import TimelineWriter, latest_time_on, new_instant_time
 from hudi_core.write import crash
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
-from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired, heartbeat_path
+from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired, heartbeat_path, touch_heartbeat
 from hudi_core.write.lock import TableLock
 from hudi_core.write.markers import Markers
 from hudi_core.write.operation import WriteOperation
@@ -187,6 +187,14 @@ def write_context(
     )
 
 
+def _remove_stray_files(storage: Storage, instant_time: str, stats: Sequence[WriteStat]) -> None:
+    """Deletes files the instant's markers list but its stats do not (a retried task's leftovers)."""
+    written = {s.path for s in stats} | {path for s in stats for path in (s.cdc_stats or {})}
+    for path in Markers(storage, instant_time).data_files():
+        if path not in written:
+            storage.delete(path)
+
+
 def check_no_pending_restore(timeline: Timeline) -> None:
     """Nothing may be written while a restore is half done."""
     pending = [i for i in timeline.pending() if i.action is Action.RESTORE]
@@ -196,7 +204,7 @@ def check_no_pending_restore(timeline: Timeline) -> None:
         )
 
 
-def _reject_clustered(pending: PendingServices, groups: Iterable[tuple[str, str]]) -> None:
+def reject_clustered_updates(pending: PendingServices, groups: Iterable[tuple[str, str]]) -> None:
     """Hudi's default SparkRejectUpdateStrategy: no update may touch a file group under clustering."""
     for partition, file_id in sorted(groups):
         instant = pending.clustering.get((partition, file_id))
@@ -249,6 +257,15 @@ class WriteClient:
         self._engine = engine
 
     # ---- settings ---------------------------------------------------------------------------
+
+    def settings(self) -> WriteSettings:
+        """The table's config with the write options checked against it (engines plan with these)."""
+        config = load_table_state(self._storage).config
+        check_writable(config, self._storage.base_uri)
+        configs = self._configs(config)
+        keygen = KeyGenerator.from_table_config(config)
+        ordering = config.ordering_fields[0] if config.ordering_fields else None
+        return WriteSettings(config, configs, keygen, self._index(configs, keygen), ordering)
 
     def _configs(self, config: TableConfig) -> HudiConfigs:
         """The write options, checked against what the table persisted (which always wins)."""
@@ -309,31 +326,43 @@ class WriteClient:
         checkpoint_identifier: str | None = None,
     ) -> WriteResult:
         """Performs one write operation (see module docstring)."""
-        config = load_table_state(self._storage).config
-        check_writable(config, self._storage.base_uri)
-        configs = self._configs(config)
-        keygen = KeyGenerator.from_table_config(config)
-        index = self._index(configs, keygen)
-        ordering = config.ordering_fields[0] if config.ordering_fields else None
+        settings = self.settings()
+        config, keygen, index = settings.config, settings.keygen, settings.index
         state: TableState = load_table_state(self._storage)
         batch = None
         if operation is not WriteOperation.DELETE_PARTITION:
-            dedup_option: ConfigOption[bool] = {
-                WriteOperation.UPSERT: HudiWriteConfig.COMBINE_BEFORE_UPSERT,
-                WriteOperation.DELETE: HudiWriteConfig.COMBINE_BEFORE_DELETE,
-            }.get(operation, HudiWriteConfig.COMBINE_BEFORE_INSERT)
             batch = prepare_batch(
                 data,
                 operation,
                 current_data_schema(state.timeline, config),
                 keygen,
-                ordering,
-                dedup=configs.value(dedup_option),
+                settings.ordering,
+                dedup=settings.dedup(operation),
                 global_index=index.is_global,
             )
-            dup_policy = configs.value(HudiWriteConfig.INSERT_DUP_POLICY)
-            if operation is WriteOperation.INSERT and dup_policy is InsertDupPolicy.FAIL:
+            if operation is WriteOperation.INSERT and settings.dup_policy is InsertDupPolicy.FAIL:
                 check_insert_duplicates(batch, index.is_global)
+
+        def planner(state: TableState, config: TableConfig, configs: HudiConfigs) -> WritePlan:
+            return self.plan_batch(operation, batch, partitions, state.timeline, config, configs, keygen, index)
+
+        return self.run(operation, planner, checkpoint, checkpoint_identifier)
+
+    def run(
+        self,
+        operation: WriteOperation,
+        planner: Callable[[TableState, TableConfig, HudiConfigs], WritePlan],
+        checkpoint: str | None = None,
+        checkpoint_identifier: str | None = None,
+    ) -> WriteResult:
+        """The commit protocol every engine shares: lock, recover, plan, instant, execute, complete.
+
+        `planner` runs under the table lock after failed writes were rolled back, so what it
+        tags and plans cannot change before the instant completes.
+        """
+        config = load_table_state(self._storage).config
+        check_writable(config, self._storage.base_uri)
+        configs = self._configs(config)
         heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
         misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
         with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose=operation.value):
@@ -342,7 +371,7 @@ class WriteClient:
             writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
             self._recover(state.timeline, writer, heartbeat_ms, misses)
             state = load_table_state(self._storage)
-            plan = self._plan(operation, batch, partitions, state.timeline, config, configs, keygen, index)
+            plan = planner(state, config, configs)
             instant_time = new_instant_time(after=latest_time_on(state.timeline))
             action = operation.action(config.table_type)
             with InstantHeartbeat(self._storage, instant_time, heartbeat_ms):
@@ -390,7 +419,7 @@ class WriteClient:
 
     # ---- planning ---------------------------------------------------------------------------
 
-    def _plan(
+    def plan_batch(
         self,
         operation: WriteOperation,
         batch: PreparedBatch | None,
@@ -400,7 +429,7 @@ class WriteClient:
         configs: HudiConfigs,
         keygen: KeyGenerator,
         index: IndexSpec,
-    ) -> _Plan:
+    ) -> WritePlan:
         if operation is WriteOperation.DELETE_PARTITION:
             patterns = list(partitions or configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE) or [])
             if not patterns:
@@ -408,8 +437,8 @@ class WriteClient:
             slices = latest_slices(self._storage, timeline)
             chosen = [p for p in slices if any(fnmatch.fnmatchcase(p, pattern) for pattern in patterns)]
             replaced = {p: [s.file_id for s in slices[p]] for p in chosen if slices[p]}
-            _reject_clustered(pending_services(self._storage, timeline), replaced_groups(replaced))
-            return _Plan([], replaced, None)
+            reject_clustered_updates(pending_services(self._storage, timeline), replaced_groups(replaced))
+            return self._arrow_plan([], replaced, None)
         assert batch is not None
         rows = batch.rows
         written_partitions = set(rows.column(PARTITION).to_pylist()) if rows.num_rows else set()
@@ -422,11 +451,11 @@ class WriteClient:
                 else {p: slices.get(p, []) for p in written_partitions}
             )
             replaced = {p: [s.file_id for s in group] for p, group in scope.items() if group}
-            _reject_clustered(pending_services(self._storage, timeline), replaced_groups(replaced))
+            reject_clustered_updates(pending_services(self._storage, timeline), replaced_groups(replaced))
             tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
-            sizing = self._sizing(configs, timeline, pad=False)
+            sizing = self.sizing(configs, timeline, pad=False)
             routed = assign_inserts(route(rows, tags, IndexSpec("SIMPLE")), {}, sizing, config.is_mor)
-            return _Plan(file_group_writes(routed, {}, config.is_mor), replaced, batch)
+            return self._arrow_plan(file_group_writes(routed, {}, config.is_mor), replaced, batch)
         dup_policy = configs.value(HudiWriteConfig.INSERT_DUP_POLICY)
         needs_lookup = (
             operation in (WriteOperation.UPSERT, WriteOperation.DELETE)
@@ -460,16 +489,30 @@ class WriteClient:
                 rows, tags = rows.filter(keep), Tags(tags.file_ids.filter(keep), tags.partitions.filter(keep))
         if operation is WriteOperation.INSERT and index.index_type != "BUCKET":
             tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
-        sizing = self._sizing(configs, timeline, pad=operation is not WriteOperation.BULK_INSERT)
+        sizing = self.sizing(configs, timeline, pad=operation is not WriteOperation.BULK_INSERT)
         pending = pending_services(self._storage, timeline)
         routed = route(rows, tags, index)
-        _reject_clustered(pending, updated_groups(routed))
+        reject_clustered_updates(pending, updated_groups(routed))
         # Inserts are never packed into file groups a pending service is rewriting.
         packable = {p: [s for s in group if (p, s.file_id) not in pending.file_groups] for p, group in slices.items()}
         routed = assign_inserts(routed, packable, sizing, config.is_mor)
-        return _Plan(file_group_writes(routed, slices, config.is_mor), None, batch)
+        return self._arrow_plan(file_group_writes(routed, slices, config.is_mor), None, batch)
 
-    def _sizing(self, configs: HudiConfigs, timeline: Timeline, pad: bool) -> Sizing:
+    def _arrow_plan(
+        self, writes: list[FileGroupWrite], replaced: dict[str, list[str]] | None, batch: PreparedBatch | None
+    ) -> WritePlan:
+        workload: dict[str, int] = {}
+        for task in writes:
+            workload[task.partition_path] = workload.get(task.partition_path, 0) + task.records.num_rows
+        engine = self._engine
+        return WritePlan(
+            schema=batch.schema if batch is not None else None,
+            replaced=replaced,
+            workload=workload,
+            execute=lambda context: engine(context, writes) if writes else [],
+        )
+
+    def sizing(self, configs: HudiConfigs, timeline: Timeline, pad: bool) -> Sizing:
         return Sizing(
             max_file_size=configs.value(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
             small_file_limit=configs.value(HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT),
@@ -482,7 +525,7 @@ class WriteClient:
     def _execute(
         self,
         operation: WriteOperation,
-        plan: _Plan,
+        plan: WritePlan,
         requested: Instant,
         writer: TimelineWriter,
         config: TableConfig,
@@ -492,8 +535,8 @@ class WriteClient:
     ) -> WriteResult:
         crash.crash_point("write.after_requested")
         schema = (
-            plan.batch.schema
-            if plan.batch is not None
+            plan.schema
+            if plan.schema is not None
             else current_data_schema(load_table_state(self._storage).timeline, config)
         )
         assert schema is not None
@@ -502,52 +545,120 @@ class WriteClient:
         inflight = writer.to_inflight(requested, encode_avro_container(metadata_class, self._workload(operation, plan)))
         crash.crash_point("write.after_inflight")
         context = write_context(self._storage, requested.requested_time, schema, avro_schema, config, configs)
-        stats = self._engine(context, plan.writes) if plan.writes else []
+        stats = plan.execute(context)
         crash.crash_point("write.after_files")
+        return self._complete(
+            operation, inflight, writer, stats, avro_schema, plan.replaced, configs, checkpoint, checkpoint_identifier
+        )
+
+    def _complete(
+        self,
+        operation: WriteOperation,
+        inflight: Instant,
+        writer: TimelineWriter,
+        stats: Sequence[WriteStat],
+        avro_schema: dict[str, Any],
+        replaced: dict[str, list[str]] | None,
+        configs: HudiConfigs,
+        checkpoint: str | None,
+        checkpoint_identifier: str | None,
+    ) -> WriteResult:
+        """Publishes a written instant: stray files removed, metafiles, commit metadata, markers gone."""
+        instant_time = inflight.requested_time
+        _remove_stray_files(self._storage, instant_time, stats)
         for partition in sorted({s.partition_path for s in stats}):
-            write_partition_metafile(self._storage, partition, requested.requested_time)
+            write_partition_metafile(self._storage, partition, instant_time)
         extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}
         if checkpoint is not None:
             extra[CHECKPOINT_KEY] = checkpoint
         identifier = checkpoint_identifier or configs.get(HudiWriteConfig.CHECKPOINT_IDENTIFIER)
         if identifier is not None:
             extra[CHECKPOINT_IDENTIFIER_KEY] = identifier
-        record = commit_metadata_record(stats, operation.operation_type, extra, plan.replaced)
+        record = commit_metadata_record(stats, operation.operation_type, extra, replaced)
+        metadata_class = REPLACE_COMMIT_METADATA if replaced is not None else COMMIT_METADATA
         completed = writer.complete(inflight, encode_avro_container(metadata_class, record))
         crash.crash_point("write.after_complete")
-        Markers(self._storage, requested.requested_time).delete_all()
+        Markers(self._storage, instant_time).delete_all()
         return WriteResult(
-            requested.requested_time,
+            instant_time,
             completed.completion_time,
             operation,
             _partition_stats(stats),
             tuple(stats),
-            plan.replaced or {},
+            replaced or {},
         )
 
-    def _workload(self, operation: WriteOperation, plan: _Plan) -> dict[str, Any]:
+    # ---- instants written by tasks in other processes (Spark data source writers) ---------------
+
+    def start(self, operation: WriteOperation, workload: Mapping[str, int] | None = None) -> Instant:
+        """Requests an instant and makes it inflight, for writers whose tasks run elsewhere.
+
+        Tasks keep the instant's heartbeat fresh (`touch_heartbeat`); `finish` completes it and
+        `abort` rolls it back. Until then other writers see a live pending write.
+        """
+        settings = self.settings()
+        configs = settings.configs
+        heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
+        misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
+        with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose=operation.value):
+            state = load_table_state(self._storage)
+            check_no_pending_restore(state.timeline)
+            writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
+            self._recover(state.timeline, writer, heartbeat_ms, misses)
+            state = load_table_state(self._storage)
+            instant_time = new_instant_time(after=latest_time_on(state.timeline))
+            action = operation.action(settings.config.table_type)
+            touch_heartbeat(self._storage, instant_time)
+            requested = writer.request(instant_time, action, self._requested_content(action))
+            replaced: dict[str, list[str]] | None = {} if operation.replaces_file_groups else None
+            plan = WritePlan(None, replaced, dict(workload or {}), lambda _: [])
+            metadata_class = REPLACE_COMMIT_METADATA if replaced is not None else COMMIT_METADATA
+            return writer.to_inflight(requested, encode_avro_container(metadata_class, self._workload(operation, plan)))
+
+    def finish(
+        self,
+        operation: WriteOperation,
+        inflight: Instant,
+        stats: Sequence[WriteStat],
+        schema: pa.Schema,
+        replaced: dict[str, list[str]] | None = None,
+        checkpoint: str | None = None,
+        checkpoint_identifier: str | None = None,
+    ) -> WriteResult:
+        """Completes an instant begun with `start` once its tasks wrote `stats`."""
+        settings = self.settings()
+        configs = settings.configs
+        heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
+        misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
+        with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose=operation.value):
+            state = load_table_state(self._storage)
+            current = state.timeline.find(inflight.requested_time)
+            if current is None or current.is_completed:
+                raise ConcurrentWriteError(
+                    f"instant {inflight.requested_time} is no longer pending (rolled back as a dead write?)"
+                )
+            writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
+            avro_schema = table_avro_schema(schema, settings.config.name)
+            try:
+                return self._complete(
+                    operation, current, writer, stats, avro_schema, replaced, configs, checkpoint, checkpoint_identifier
+                )
+            finally:
+                self._storage.delete(heartbeat_path(inflight.requested_time))
+
+    def abort(self, inflight: Instant, operation: WriteOperation) -> None:
+        """Rolls back an instant begun with `start` whose tasks failed."""
+        config = load_table_state(self._storage).config
+        self._abort(inflight, operation.action(config.table_type))
+        self._storage.delete(heartbeat_path(inflight.requested_time))
+
+    def _workload(self, operation: WriteOperation, plan: WritePlan) -> dict[str, Any]:
         """The inflight workload profile: records per partition, as Spark writes it."""
-        per_partition: dict[str, WriteStat] = {}
-        for task in plan.writes:
-            count = task.records.num_rows
-            current = per_partition.get(task.partition_path)
-            per_partition[task.partition_path] = WriteStat(
-                "",
-                "",
-                task.partition_path,
-                None,
-                0,
-                (current.num_inserts if current else 0) + count,
-                0,
-                0,
-                0,
-                0,
-                0,
-                None,
-                (),
-                None,
-            )
-        return commit_metadata_record(per_partition.values(), operation.operation_type, {}, plan.replaced)
+        profile = [
+            WriteStat("", "", partition, None, 0, count, 0, 0, 0, 0, 0, None, (), None)
+            for partition, count in sorted(plan.workload.items())
+        ]
+        return commit_metadata_record(profile, operation.operation_type, {}, plan.replaced)
 
     # ---- rollback ---------------------------------------------------------------------------
 
@@ -579,10 +690,43 @@ class WriteClient:
 
 
 @dataclass(frozen=True)
-class _Plan:
-    writes: list[FileGroupWrite]
+class WriteSettings:
+    """A write's view of the table: persisted config, checked options, keys and index."""
+
+    config: TableConfig
+    configs: HudiConfigs
+    keygen: KeyGenerator
+    index: IndexSpec
+    ordering: str | None
+
+    def dedup(self, operation: WriteOperation) -> bool:
+        """Whether the batch is de-duplicated by key first (`hoodie.combine.before.*`)."""
+        option: ConfigOption[bool] = {
+            WriteOperation.UPSERT: HudiWriteConfig.COMBINE_BEFORE_UPSERT,
+            WriteOperation.DELETE: HudiWriteConfig.COMBINE_BEFORE_DELETE,
+        }.get(operation, HudiWriteConfig.COMBINE_BEFORE_INSERT)
+        return bool(self.configs.value(option))
+
+    @property
+    def dup_policy(self) -> InsertDupPolicy:
+        return self.configs.value(HudiWriteConfig.INSERT_DUP_POLICY)
+
+
+@dataclass(frozen=True)
+class WritePlan:
+    """A planned write, ready to run under its instant (any engine).
+
+    Attributes:
+        schema: the table's data schema after the write (None keeps the current one).
+        replaced: file groups a replacecommit replaces (None for other writes).
+        workload: records per partition, for the inflight workload profile.
+        execute: writes every file group for the instant of the given context; returns the stats.
+    """
+
+    schema: pa.Schema | None
     replaced: dict[str, list[str]] | None
-    batch: PreparedBatch | None
+    workload: Mapping[str, int]
+    execute: Callable[[WriteContext], list[WriteStat]]
 
 
 def _average_record_size(timeline: Timeline, estimate: int) -> int:

@@ -95,10 +95,11 @@ class FileGroupWrite:
     records: pa.Table
     base_file: str | None = None
     base_instant: str | None = None
+    token: str | None = None  # an engine's own write token (Spark: partition-stage-attempt)
 
     @property
     def write_token(self) -> str:
-        return f"{self.task_index}-0-{self.task_index}"
+        return self.token or f"{self.task_index}-0-{self.task_index}"
 
 
 def write_file_group(context: WriteContext, task: FileGroupWrite) -> WriteStat:

@@ -37,6 +37,11 @@ def heartbeat_expired(storage: Storage, instant_time: str, interval_ms: int, tol
     return beat is None or time.time() * 1000 - beat > interval_ms * max(tolerable_misses, 1)
 
 
+def touch_heartbeat(storage: Storage, instant_time: str) -> None:
+    """Records a heartbeat of `instant_time` now (tasks in other processes call this as they work)."""
+    storage.write_atomic(heartbeat_path(instant_time), str(int(time.time() * 1000)).encode("ascii"))
+
+
 class Refresher:
     """Calls `beat` now and then every `interval_s` on a daemon thread until stopped."""
 
@@ -69,11 +74,12 @@ class InstantHeartbeat:
 
     def __init__(self, storage: Storage, instant_time: str, interval_ms: int) -> None:
         self._storage = storage
+        self._instant_time = instant_time
         self._path = heartbeat_path(instant_time)
         self._refresher = Refresher(self._beat, interval_ms / 1000)
 
     def _beat(self) -> None:
-        self._storage.write_atomic(self._path, str(int(time.time() * 1000)).encode("ascii"))
+        touch_heartbeat(self._storage, self._instant_time)
 
     def __enter__(self) -> InstantHeartbeat:
         self._refresher.start()

@@ -118,6 +118,24 @@ def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[Any]]:
     return codes, encoded.dictionary.to_pylist()
 
 
+def insert_bins(
+    count: int, slices: Sequence[FileSlice], sizing: Sizing, is_mor: bool, busy: set[str]
+) -> list[tuple[str, int]]:
+    """Where `count` inserts into one partition go: (file id, records), small files first, then new
+    file groups of `records_per_file` (every engine fills them in this order)."""
+    bins: list[tuple[str, int]] = []
+    remaining = count
+    for file_id, capacity in _small_files(slices, sizing, is_mor, busy):
+        if remaining <= 0:
+            break
+        bins.append((file_id, min(capacity, remaining)))
+        remaining -= capacity
+    while remaining > 0:
+        bins.append((new_file_id(), min(sizing.records_per_file, remaining)))
+        remaining -= sizing.records_per_file
+    return bins
+
+
 def assign_inserts(
     routed: pa.Table, slices: Mapping[str, Sequence[FileSlice]], sizing: Sizing, is_mor: bool
 ) -> pa.Table:
@@ -138,25 +156,23 @@ def assign_inserts(
     for rows_here in np.split(insert_rows, boundaries):
         code = int(partition_codes[rows_here[0]])
         partition = partitions[code]
-        position = 0
         # On Merge-on-Read a file group with updates in this write gets a log, so it is not padded.
         busy = busy_by_partition.get(code, set()) if is_mor else set()
-        for file_id, capacity in _small_files(slices.get(partition, ()), sizing, is_mor, busy):
-            if position >= len(rows_here):
-                break
+        position = 0
+        for file_id, capacity in insert_bins(len(rows_here), slices.get(partition, ()), sizing, is_mor, busy):
             file_ids.append(file_id)
             file_codes[rows_here[position : position + capacity]] = len(file_ids) - 1
             position += capacity
-        while position < len(rows_here):
-            file_ids.append(new_file_id())
-            file_codes[rows_here[position : position + sizing.records_per_file]] = len(file_ids) - 1
-            position += sizing.records_per_file
     targets = pa.DictionaryArray.from_arrays(pa.array(file_codes, pa.int32()), pa.array(file_ids, pa.string()))
     return routed.set_column(routed.schema.get_field_index(TARGET_FILE), TARGET_FILE, targets.cast(pa.string()))
 
 
 def file_group_writes(
-    routed: pa.Table, slices: Mapping[str, Sequence[FileSlice]], is_mor: bool
+    routed: pa.Table,
+    slices: Mapping[str, Sequence[FileSlice]],
+    is_mor: bool,
+    task_index: int | None = None,
+    token: str | None = None,
 ) -> list[FileGroupWrite]:
     """One write per target file group, with the way it is written."""
     if routed.num_rows == 0:
@@ -174,7 +190,7 @@ def file_group_writes(
     existing = {(p, s.file_id): s for p, group in slices.items() for s in group}
     writes = []
     payload = ordered.drop_columns([TARGET_PARTITION, TARGET_FILE, TAGGED])
-    for task_index, (start, end) in enumerate(itertools.pairwise(bounds)):
+    for position, (start, end) in enumerate(itertools.pairwise(bounds)):
         partition = ordered.column(TARGET_PARTITION)[start].as_py()
         file_id = ordered.column(TARGET_FILE)[start].as_py()
         records = payload.slice(start, end - start)
@@ -187,7 +203,8 @@ def file_group_writes(
         else:
             io_type, base_file = IOType.MERGE, current.base_file
         base_instant = current.base_instant if current is not None else None
-        writes.append(FileGroupWrite(partition, file_id, io_type, task_index, records, base_file, base_instant))
+        number = task_index if task_index is not None else position
+        writes.append(FileGroupWrite(partition, file_id, io_type, number, records, base_file, base_instant, token))
     return writes
 
 

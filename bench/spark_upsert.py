@@ -1,0 +1,204 @@
+"""Benchmark: the Spark engine next to the Arrow engine — bulk insert, 1% upsert, count.
+
+Run: `python -m bench.spark_upsert [--rows N] [--table-type T] [--master local[2]] [--skip-arrow]`.
+
+1. Generates N trips rows (:func:`bench.trips.trips`, in chunks of 1M with seeds 0, 1, ...) as
+   Parquet source files, and a 1% update batch (`updates(chunk, 0.01, 0.0, seed)` of every chunk,
+   no new keys) likewise; generation is not timed.
+2. Spark engine (`hudi_core.spark.write` on `spark.read.parquet(source)`, session on `--master`):
+   bulk_insert of the N rows, upsert of the 1% batch, and a `count()` of the table through
+   `spark.read.format("hudi")`.
+3. Arrow engine (`HudiTable.bulk_insert` / `upsert` / `read().num_rows`, same data and options);
+   skipped with `--skip-arrow` (the 50M run does not fit one process's memory by design).
+4. The raw limits in the same run: `spark.read.parquet(source).count()` and pyarrow reading and
+   rewriting exactly the base files the Spark upsert rewrote (CoW only).
+
+Peak memory is sampled every 100 ms per phase: the driver JVM's resident set (in local mode it
+also runs the executors' JVM side) and the driver Python process's; Python workers are excluded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from bench.trips import trips, updates
+from hudi_core import HudiTable
+from hudi_core import spark as hudi_spark
+
+CHUNK_ROWS = 1_000_000
+
+
+def options(table_type: str, operation: str) -> dict[str, str]:
+    return {
+        "hoodie.table.name": "trips",
+        "hoodie.datasource.write.recordkey.field": "uuid",
+        "hoodie.datasource.write.partitionpath.field": "city",
+        "hoodie.datasource.write.precombine.field": "ts",
+        "hoodie.datasource.write.table.type": table_type,
+        "hoodie.datasource.write.operation": operation,
+    }
+
+
+def generate(root: Path, rows: int) -> tuple[Path, Path]:
+    """Parquet source files for the base rows and the 1% updates."""
+    base_dir, update_dir = root / "source_base", root / "source_updates"
+    base_dir.mkdir()
+    update_dir.mkdir()
+    for index, start in enumerate(range(0, rows, CHUNK_ROWS)):
+        chunk = trips(min(CHUNK_ROWS, rows - start), seed=index)
+        pq.write_table(chunk, base_dir / f"part-{index:04d}.parquet")
+        pq.write_table(updates(chunk, 0.01, 0.0, seed=1000 + index), update_dir / f"part-{index:04d}.parquet")
+    return base_dir, update_dir
+
+
+class PeakMemory:
+    """Samples resident memory of the given processes while a phase runs."""
+
+    def __init__(self, processes: Callable[[], dict[str, psutil.Process]]) -> None:
+        self._processes = processes
+        self.peaks: dict[str, int] = {}
+        self._stop = threading.Event()
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            for name, process in self._processes().items():
+                with suppress(psutil.Error):
+                    self.peaks[name] = max(self.peaks.get(name, 0), process.memory_info().rss)
+            self._stop.wait(0.1)
+
+    @contextmanager
+    def watching(self) -> Iterator[PeakMemory]:
+        thread = threading.Thread(target=self._sample, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self._stop.set()
+            thread.join()
+
+
+def driver_processes() -> dict[str, psutil.Process]:
+    me = psutil.Process()
+    found = {"driver python": me}
+    for child in me.children(recursive=True):
+        try:
+            if "java" in child.name():
+                found["driver JVM"] = child
+        except psutil.Error:
+            continue
+    return found
+
+
+def phase(label: str, action: Callable[[], Any], results: list[tuple[str, float, dict[str, int]]]) -> Any:
+    monitor = PeakMemory(driver_processes)
+    with monitor.watching():
+        start = time.perf_counter()
+        value = action()
+        elapsed = time.perf_counter() - start
+    results.append((label, elapsed, monitor.peaks))
+    memory = "  ".join(f"{name} peak {peak / 2**30:.2f} GiB" for name, peak in sorted(monitor.peaks.items()))
+    print(f"  {label:<38} {elapsed:9.1f} s   {memory}", flush=True)
+    return value
+
+
+def raw_rewrite_seconds(table_dir: Path, relative_files: list[str]) -> float:
+    """pyarrow reading and writing back the given base files (the floor of a CoW rewrite)."""
+    start = time.perf_counter()
+    for relative in relative_files:
+        table = pq.read_table(table_dir / relative)
+        pq.write_table(table, table_dir / f"{relative}.raw", compression="gzip", compression_level=6)
+        (table_dir / f"{relative}.raw").unlink()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=5_000_000)
+    parser.add_argument("--table-type", default="COPY_ON_WRITE", choices=["COPY_ON_WRITE", "MERGE_ON_READ"])
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument("--skip-arrow", action="store_true")
+    parser.add_argument("--root", type=Path, default=None, help="work directory (default: a temp dir)")
+    args = parser.parse_args()
+
+    root = Path(tempfile.mkdtemp(prefix="bench-spark-", dir=args.root))
+    results: list[tuple[str, float, dict[str, int]]] = []
+    try:
+        print(f"{args.rows:,} rows, {args.table_type}, Spark {args.master}; work dir {root}", flush=True)
+        start = time.perf_counter()
+        base_dir, update_dir = generate(root, args.rows)
+        print(f"  generated sources in {time.perf_counter() - start:.1f} s (not part of any figure)", flush=True)
+
+        spark = hudi_spark.session(args.master, **{"spark.driver.memory": args.driver_memory})
+        spark.sparkContext.setLogLevel("ERROR")
+        spark_table = str(root / "spark_table")
+        print("Spark engine:")
+        raw_count = phase(
+            "raw: spark.read.parquet(...).count()", lambda: spark.read.parquet(str(base_dir)).count(), results
+        )
+        phase(
+            "bulk_insert",
+            lambda: hudi_spark.write(
+                spark.read.parquet(str(base_dir)), spark_table, options(args.table_type, "bulk_insert")
+            ),
+            results,
+        )
+        upsert = phase(
+            "upsert 1%",
+            lambda: hudi_spark.write(
+                spark.read.parquet(str(update_dir)), spark_table, options(args.table_type, "upsert")
+            ),
+            results,
+        )
+        count = phase("count (snapshot)", lambda: spark.read.format("hudi").load(spark_table).count(), results)
+        assert count == raw_count == args.rows, (count, raw_count)
+        print(f"  upsert: {upsert.updates:,} updates, {upsert.inserts:,} inserts, {upsert.files_written} files written")
+        rewritten = [
+            f"{s.partition_path}/{s.prev_base_file}"
+            for s in upsert.write_stats
+            if s.prev_base_file and s.path.endswith(".parquet")
+        ]
+        spark_upsert = results[2][1]
+        if rewritten:
+            raw = raw_rewrite_seconds(Path(spark_table), rewritten)
+            print(
+                f"  raw: pyarrow re-reading and rewriting the {len(rewritten)} base files: {raw:.1f} s "
+                f"(Spark upsert = {spark_upsert / raw:.2f}x)"
+            )
+        spark.stop()
+
+        if not args.skip_arrow:
+            print("Arrow engine (in process):")
+            arrow_table = str(root / "arrow_table")
+            base = pq.read_table(base_dir)
+            batch = pq.read_table(update_dir)
+            created = HudiTable.create(arrow_table, base.schema, "trips", ["uuid"], ["city"], ["ts"], args.table_type)
+            phase("bulk_insert", lambda: created.bulk_insert(base), results)
+            phase("upsert 1%", lambda: HudiTable(arrow_table).upsert(batch), results)
+            arrow_count = phase(
+                "count (snapshot)", lambda: HudiTable(arrow_table).read(columns=["uuid"]).num_rows, results
+            )
+            assert arrow_count == args.rows
+            arrow_upsert = results[-2][1]
+            print(f"Spark upsert / Arrow upsert: {spark_upsert / arrow_upsert:.2f}x")
+        total = sum(seconds for _, seconds, _ in results)
+        print(f"total measured: {total / 60:.1f} min")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    pa.set_cpu_count(2)
+    main()

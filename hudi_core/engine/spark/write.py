@@ -1,0 +1,435 @@
+"""Distributed writes: `hudi_core.spark.write(df, path, options)` for every write operation.
+
+The commit protocol is the Arrow engine's (`WriteClient.run`: table lock, recovery of failed
+writes, instant, markers, completion, rollback on failure); only where the work runs differs.
+No data row reaches the driver:
+
+1. executors validate and key each Arrow batch (`prepare_batch`, as the Arrow engine does);
+   de-duplication by key shuffles rows of one key into one task;
+2. the index is a join: the keys stored in the candidate base files (read by executors) joined
+   with the incoming keys -- on (partition, key), or key alone for global indexes; bucket indexes
+   compute their file groups per batch;
+3. executors route each batch (`route`: updates to their file group, partition moves, deletes of
+   unknown keys dropped); the driver collects only counts per partition and gives the inserts
+   their file groups as Hudi does (small files first, then new ones), executors apply that by
+   row number within the partition;
+4. rows are repartitioned by target file group and each task writes its file groups with the
+   shared `write_file_group`; the write stats come back to the driver, which completes the instant.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark import StorageLevel
+from pyspark.errors import PythonException
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as sf
+from pyspark.sql.types import BooleanType, StringType, StructField, StructType
+
+from hudi_core import errors
+from hudi_core.config import HudiConfigs, validate_options
+from hudi_core.config.table import TableConfig
+from hudi_core.config.write import HudiWriteConfig, InsertDupPolicy
+from hudi_core.engine.spark.tasks import task_identity
+from hudi_core.engine.spark.types import arrow_schema, spark_schema
+from hudi_core.errors import DuplicateKeyError, HudiError
+from hudi_core.file_group import FileSlice
+from hudi_core.index.bucket import bucket_file_id, bucket_ids, existing_buckets
+from hudi_core.index.tagger import IndexSpec, Tags, stored_keys
+from hudi_core.merge.dedup import last_per_key
+from hudi_core.services.base import ServiceContext
+from hudi_core.services.inline import run_inline_services
+from hudi_core.services.pending import PendingServices, pending_services
+from hudi_core.storage import Storage
+from hudi_core.table import table_for_write
+from hudi_core.table.listing import latest_slices
+from hudi_core.table.state import TableState
+from hudi_core.timeline.commit_metadata import WriteStat
+from hudi_core.write.client import (
+    WriteClient,
+    WritePlan,
+    WriteResult,
+    WriteSettings,
+    current_data_schema,
+    reject_clustered_updates,
+)
+from hudi_core.write.handles import WriteContext, write_file_group
+from hudi_core.write.operation import WriteOperation
+from hudi_core.write.planner import (
+    TAGGED,
+    TARGET_FILE,
+    TARGET_PARTITION,
+    file_group_writes,
+    insert_bins,
+    route,
+)
+from hudi_core.write.prepare import KEY, PARTITION, prepare_batch
+
+TAG_KEY = "__hudi_tag_key"
+TAG_PARTITION = "__hudi_tag_partition"
+TAG_FILE = "__hudi_tag_file"
+ROW = "__hudi_row"
+GROUP = "__hudi_group"
+STATS_SCHEMA = StructType([StructField("stat", StringType(), False)])
+MAX_WRITE_TASKS = 256
+
+
+def write(
+    df: DataFrame,
+    path: str,
+    options: Mapping[str, str],
+    checkpoint: str | None = None,
+    checkpoint_identifier: str | None = None,
+) -> WriteResult:
+    """Writes `df` into the Hudi table at `path` with Hudi's Spark datasource options.
+
+    The table is created on first write (`hoodie.table.name`, `hoodie.datasource.write.recordkey.field`,
+    ...); the operation is `hoodie.datasource.write.operation` (default upsert). Table services
+    configured to run inline (cleaning, archival, ...) run afterwards on the driver.
+    """
+    opts = dict(options)
+    validate_options(opts)
+    operation = HudiConfigs(opts).value(HudiWriteConfig.OPERATION)
+    incoming = arrow_schema(df.schema)
+    with table_for_write(path, incoming, opts) as table:
+        client = WriteClient(table.storage, opts)
+        settings = client.settings()
+        partitions = HudiConfigs(opts).get(HudiWriteConfig.PARTITIONS_TO_DELETE)
+        job = _SparkWrite(df, table.storage, client, settings, operation, incoming, partitions)
+        try:
+            result = _translated(lambda: client.run(operation, job.plan, checkpoint, checkpoint_identifier))
+        finally:
+            job.release()
+    services = run_inline_services(ServiceContext(table.storage, opts))
+    return replace(result, table_services=tuple(services)) if services else result
+
+
+def _translated(action: Callable[[], WriteResult]) -> WriteResult:
+    """Runs `action`, re-raising our errors that executors raised as the same error types."""
+    try:
+        return action()
+    except PythonException as e:
+        message = str(e)
+        for name in dir(errors):
+            kind = getattr(errors, name)
+            if isinstance(kind, type) and issubclass(kind, HudiError) and f"{name}: " in message:
+                detail = message.split(f"{name}: ", 1)[1].split("\n", 1)[0]
+                raise kind(detail) from e
+        raise
+
+
+class _SparkWrite:
+    """One distributed write: planned under the table lock, executed under its instant."""
+
+    def __init__(
+        self,
+        df: DataFrame,
+        storage: Storage,
+        client: WriteClient,
+        settings: WriteSettings,
+        operation: WriteOperation,
+        incoming: pa.Schema,
+        partitions: Sequence[str] | None,
+    ) -> None:
+        self.df = df
+        self.spark = df.sparkSession
+        self.storage = storage
+        self.client = client
+        self.settings = settings
+        self.operation = operation
+        self.incoming = incoming
+        self.partitions = partitions
+        self._cached: list[DataFrame] = []
+
+    def _persist(self, frame: DataFrame) -> DataFrame:
+        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+        self._cached.append(frame)
+        return frame
+
+    def release(self) -> None:
+        for frame in self._cached:
+            frame.unpersist()
+
+    # ---- planning (under the table lock) -------------------------------------------------------
+
+    def plan(self, state: TableState, config: TableConfig, configs: HudiConfigs) -> WritePlan:
+        operation, settings = self.operation, self.settings
+        if operation is WriteOperation.DELETE_PARTITION:
+            return self.client.plan_batch(
+                operation, None, self.partitions, state.timeline, config, configs, settings.keygen, settings.index
+            )
+        table_schema = current_data_schema(state.timeline, config)
+        prepared, schema = self._prepare(table_schema)
+        index = settings.index
+        written = [r[0] for r in prepared.select(PARTITION).distinct().collect()]
+        lookup_everywhere = index.is_global or operation is WriteOperation.INSERT_OVERWRITE_TABLE
+        slices = latest_slices(self.storage, state.timeline, None if lookup_everywhere else written)
+        pending = pending_services(self.storage, state.timeline)
+        if operation.replaces_file_groups:
+            scope = (
+                slices
+                if operation is WriteOperation.INSERT_OVERWRITE_TABLE
+                else {p: slices.get(p, []) for p in written}
+            )
+            replaced = {p: [s.file_id for s in group] for p, group in scope.items() if group}
+            reject_clustered_updates(pending, {(p, f) for p, ids in replaced.items() for f in ids})
+            routed = self._route(prepared, None, IndexSpec("SIMPLE"))
+            sizing = self.client.sizing(configs, state.timeline, pad=False)
+            return self._finish(routed, {}, {}, sizing, config, schema, replaced)
+        needs_lookup = (
+            operation in (WriteOperation.UPSERT, WriteOperation.DELETE)
+            or index.index_type == "BUCKET"
+            or (operation is WriteOperation.INSERT and settings.dup_policy is not InsertDupPolicy.NONE)
+        )
+        tagged = self._tag(prepared, slices, index) if needs_lookup else None
+        if operation is WriteOperation.INSERT and index.index_type != "BUCKET" and tagged is not None:
+            known = sf.col(TAG_FILE).isNotNull()
+            if settings.dup_policy is InsertDupPolicy.FAIL and tagged.where(known).limit(1).count():
+                example = tagged.where(known).select(KEY).limit(1).collect()[0][0]
+                raise DuplicateKeyError(
+                    f"record(s) already exist in the table, e.g. key {example!r} "
+                    "(hoodie.datasource.insert.dup.policy=fail)"
+                )
+            tagged = tagged.where(~known).drop(TAG_FILE, TAG_PARTITION)
+            routed = self._route(tagged, None, IndexSpec("SIMPLE"))
+        else:
+            routed = self._route(
+                prepared if tagged is None else tagged, TAG_FILE if tagged is not None else None, index
+            )
+        packable = {p: [s for s in group if (p, s.file_id) not in pending.file_groups] for p, group in slices.items()}
+        sizing = self.client.sizing(configs, state.timeline, pad=operation is not WriteOperation.BULK_INSERT)
+        return self._finish(routed, slices, packable, sizing, config, schema, None, pending)
+
+    def _prepare(self, table_schema: pa.Schema | None) -> tuple[DataFrame, pa.Schema]:
+        """Validated, keyed (and de-duplicated) rows, computed by executors."""
+        operation, settings = self.operation, self.settings
+        keygen, ordering, is_global = settings.keygen, settings.ordering, settings.index.is_global
+        # The output schema: what preparing an empty batch of the incoming schema gives.
+        sample = prepare_batch(self.incoming.empty_table(), operation, table_schema, keygen, ordering, False, is_global)
+        out_schema = sample.rows.schema
+        spark_out = spark_schema(out_schema)
+
+        def prepare(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                if batch.num_rows == 0:
+                    continue
+                rows = prepare_batch(
+                    pa.Table.from_batches([batch]), operation, table_schema, keygen, ordering, False, is_global
+                )
+                yield from rows.rows.cast(out_schema).to_batches()
+
+        prepared = self.df.mapInArrow(prepare, spark_out)
+        if settings.dedup(operation):
+            group = [KEY] if is_global else [PARTITION, KEY]
+            order = ordering if ordering in out_schema.names and operation is not WriteOperation.DELETE else None
+
+            def dedup(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                received = [b for b in batches if b.num_rows]
+                if not received:
+                    return
+                table = pa.Table.from_batches(received).cast(out_schema)
+                keyed = table.append_column(
+                    GROUP, pc.binary_join_element_wise(*[table.column(c) for c in group], "\x00")
+                )
+                yield from last_per_key(keyed, GROUP, order).drop_columns([GROUP]).to_batches()
+
+            prepared = prepared.repartition(self._parallelism(), *group).mapInArrow(dedup, spark_out)
+        prepared = self._persist(prepared)
+        if operation is WriteOperation.INSERT and settings.dup_policy is InsertDupPolicy.FAIL:
+            group = [KEY] if is_global else [PARTITION, KEY]
+            if prepared.groupBy(*group).count().where(sf.col("count") > 1).limit(1).count():
+                raise DuplicateKeyError(
+                    "the insert batch holds duplicate record keys (hoodie.datasource.insert.dup.policy=fail)"
+                )
+        return prepared, sample.schema
+
+    def _parallelism(self) -> int:
+        """The cluster's default parallelism; Spark Connect sessions have no SparkContext to ask."""
+        try:
+            return max(1, int(self.spark.sparkContext.defaultParallelism))
+        except Exception:  # Connect raises its own "not supported" error types
+            return max(1, int(self.spark.conf.get("spark.sql.shuffle.partitions") or 8))
+
+    def _tag(self, prepared: DataFrame, slices: Mapping[str, Sequence[FileSlice]], index: IndexSpec) -> DataFrame:
+        """The prepared rows with the file group and partition that hold their key (nulls when new)."""
+        tag_fields = [StructField(TAG_FILE, StringType(), True), StructField(TAG_PARTITION, StringType(), True)]
+        if index.index_type == "BUCKET":
+            existing = {partition: existing_buckets(group) for partition, group in slices.items()}
+            key_spec = self.settings.keygen.key_spec_for(True)
+            hash_fields = index.bucket_hash_fields or key_spec.fields
+            count = index.bucket_count
+            out = StructType([*prepared.schema.fields, *tag_fields])
+
+            def buckets(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                for batch in batches:
+                    ids = bucket_ids(batch.column(KEY), hash_fields, count)
+                    partitions = batch.column(PARTITION).to_pylist()
+                    files = [
+                        existing.get(p, {}).get(int(b), bucket_file_id(int(b)))
+                        for p, b in zip(partitions, ids, strict=True)
+                    ]
+                    table = pa.Table.from_batches([batch])
+                    table = table.append_column(TAG_FILE, pa.array(files, pa.string()))
+                    yield from table.append_column(TAG_PARTITION, batch.column(PARTITION)).to_batches()
+
+            return prepared.mapInArrow(buckets, out)
+        files = [(s.partition_path, s.file_id, s.base_file) for group in slices.values() for s in group if s.base_file]
+        if not files:
+            return prepared.withColumn(TAG_FILE, sf.lit(None).cast(StringType())).withColumn(
+                TAG_PARTITION, sf.lit(None).cast(StringType())
+            )
+        storage_uri = self.storage.base_uri
+        key_spec = self.settings.keygen.key_spec_for(self.settings.config.populate_meta_fields)
+        stored_schema = StructType(
+            [
+                StructField(TAG_KEY, StringType(), True),
+                StructField(TAG_PARTITION, StringType(), True),
+                StructField(TAG_FILE, StringType(), True),
+            ]
+        )
+
+        def read_keys(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            storage = Storage(storage_uri)
+            for batch in batches:
+                for partition, file_id, base_file in zip(*(batch.column(i).to_pylist() for i in range(3)), strict=True):
+                    keys = stored_keys(storage, FileSlice(partition, file_id, "", base_file), key_spec)
+                    yield pa.RecordBatch.from_arrays(
+                        [keys, pa.repeat(pa.scalar(partition), len(keys)), pa.repeat(pa.scalar(file_id), len(keys))],
+                        names=[TAG_KEY, TAG_PARTITION, TAG_FILE],
+                    )
+
+        file_frame = self.spark.createDataFrame(
+            files,
+            StructType(
+                [StructField("p", StringType()), StructField("f", StringType()), StructField("b", StringType())]
+            ),
+        ).repartition(min(len(files), self._parallelism() * 4))
+        stored = file_frame.mapInArrow(read_keys, stored_schema)
+        if index.is_global:
+            stored = stored.dropDuplicates([TAG_KEY])
+            condition = prepared[KEY] == stored[TAG_KEY]
+        else:
+            stored = stored.dropDuplicates([TAG_KEY, TAG_PARTITION])
+            condition = (prepared[KEY] == stored[TAG_KEY]) & (prepared[PARTITION] == stored[TAG_PARTITION])
+        return prepared.join(stored, condition, "left").drop(TAG_KEY)
+
+    def _route(self, frame: DataFrame, tag_column: str | None, index: IndexSpec) -> DataFrame:
+        """Executors route each batch: target partition and file group (null: an insert)."""
+        data_fields = [f for f in frame.schema.fields if f.name not in (TAG_FILE, TAG_PARTITION)]
+        out = StructType(
+            [
+                *data_fields,
+                StructField(TAGGED, BooleanType(), True),
+                StructField(TARGET_PARTITION, StringType(), True),
+                StructField(TARGET_FILE, StringType(), True),
+            ]
+        )
+        names = [f.name for f in data_fields]
+
+        def routed(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                table = pa.Table.from_batches([batch])
+                if tag_column is None:
+                    nulls = pa.nulls(table.num_rows, pa.string())
+                    tags = Tags(nulls, nulls)
+                else:
+                    tags = Tags(table.column(TAG_FILE).combine_chunks(), table.column(TAG_PARTITION).combine_chunks())
+                yield from route(table.select(names), tags, index).to_batches()
+
+        return self._persist(frame.mapInArrow(routed, out))
+
+    def _finish(
+        self,
+        routed: DataFrame,
+        slices: Mapping[str, Sequence[FileSlice]],
+        packable: Mapping[str, Sequence[FileSlice]],
+        sizing: Any,
+        config: TableConfig,
+        schema: pa.Schema,
+        replaced: dict[str, list[str]] | None,
+        pending: PendingServices | None = None,
+    ) -> WritePlan:
+        """Gives inserts their file groups; returns the plan whose execution writes every group.
+
+        One aggregation (records per target file group, inserts per partition) is all the driver
+        collects: it is as small as the number of file groups touched.
+        """
+        is_mor = config.is_mor
+        summary = routed.groupBy(TARGET_PARTITION, TARGET_FILE).agg(
+            sf.count(sf.lit(1)).alias("records"), sf.max(sf.col(TAGGED).cast("int")).alias("tagged")
+        )
+        counts: dict[str, int] = {}
+        workload: dict[str, int] = {}
+        updated: set[tuple[str, str]] = set()
+        existing_groups = 0
+        for partition, file_id, records, tagged in summary.collect():
+            workload[partition] = workload.get(partition, 0) + int(records)
+            if file_id is None:
+                counts[partition] = int(records)
+                continue
+            existing_groups += 1
+            if tagged:
+                updated.add((partition, file_id))
+        if pending is not None:
+            reject_clustered_updates(pending, updated)
+        inserts = routed.where(sf.col(TARGET_FILE).isNull())
+        busy: dict[str, set[str]] = {}
+        for partition, file_id in updated:
+            busy.setdefault(partition, set()).add(file_id)
+        bins = {
+            partition: insert_bins(
+                count, packable.get(partition, ()), sizing, is_mor, busy.get(partition, set()) if is_mor else set()
+            )
+            for partition, count in counts.items()
+        }
+        if counts:
+            numbered = inserts.withColumn(
+                ROW, sf.row_number().over(Window.partitionBy(TARGET_PARTITION).orderBy(KEY)) - sf.lit(1)
+            )
+
+            def assign(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                for batch in batches:
+                    table = pa.Table.from_batches([batch])
+                    partitions = table.column(TARGET_PARTITION).to_pylist()
+                    rows = table.column(ROW).to_numpy()
+                    targets = []
+                    for partition, row in zip(partitions, rows, strict=True):
+                        group_bins = bins[partition]
+                        ends = np.cumsum([c for _, c in group_bins])
+                        targets.append(group_bins[int(np.searchsorted(ends, row, side="right"))][0])
+                    table = table.set_column(
+                        table.schema.get_field_index(TARGET_FILE), TARGET_FILE, pa.array(targets, pa.string())
+                    )
+                    yield from table.drop_columns([ROW]).to_batches()
+
+            assigned = numbered.mapInArrow(assign, routed.schema)
+            routed = routed.where(sf.col(TARGET_FILE).isNotNull()).unionByName(assigned)
+        groups = existing_groups + len({file_id for group_bins in bins.values() for file_id, _ in group_bins})
+        slices_by_partition = {p: list(group) for p, group in slices.items()}
+
+        def execute(context: WriteContext) -> list[WriteStat]:
+            if groups == 0:
+                return []
+
+            def write_groups(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                received = [b for b in batches if b.num_rows]
+                if not received:
+                    return
+                table = pa.Table.from_batches(received)
+                number, token = task_identity()
+                writes = file_group_writes(table, slices_by_partition, is_mor, task_index=number, token=token)
+                stats = [json.dumps(write_file_group(context, w).to_record()) for w in writes]
+                yield pa.RecordBatch.from_arrays([pa.array(stats, pa.string())], names=["stat"])
+
+            tasks = min(groups, MAX_WRITE_TASKS)
+            frame = routed.repartition(tasks, TARGET_PARTITION, TARGET_FILE).mapInArrow(write_groups, STATS_SCHEMA)
+            return [WriteStat.from_dict(json.loads(row.stat), "") for row in frame.collect()]
+
+        return WritePlan(schema=schema, replaced=replaced, workload=workload, execute=execute)
