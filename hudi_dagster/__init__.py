@@ -1,1 +1,36 @@
-"""hudi_dagster: Dagster resources, IO managers, assets, sensors and checks for Hudi tables."""
+"""hudi_dagster: Dagster resources, IO managers, asset factories, sensors, checks and maintenance
+jobs for Hudi tables (the format engine is `hudi_core`).
+
+Spark parts (`HudiSparkIOManager`) live in `hudi_dagster.io_manager.spark` and need the `spark` extra.
+"""
+
+from hudi_dagster.checks import hudi_table_checks
+from hudi_dagster.config import HudiTableConfig, WriteMode
+from hudi_dagster.factories import cdc_mirror_rows, hudi_cdc_asset, hudi_incremental_asset, pool_for
+from hudi_dagster.io_manager import HudiIOManager, HudiPandasIOManager, HudiPyArrowIOManager
+from hudi_dagster.jobs import hudi_asset_job
+from hudi_dagster.maintenance import hudi_maintenance_job, hudi_maintenance_schedule, hudi_service_op
+from hudi_dagster.observe import hudi_observable_source_asset
+from hudi_dagster.resource import HudiTableResource, SparkResource
+from hudi_dagster.sensors import hudi_commit_sensor
+
+__all__ = [
+    "HudiIOManager",
+    "HudiPandasIOManager",
+    "HudiPyArrowIOManager",
+    "HudiTableConfig",
+    "HudiTableResource",
+    "SparkResource",
+    "WriteMode",
+    "cdc_mirror_rows",
+    "hudi_asset_job",
+    "hudi_cdc_asset",
+    "hudi_commit_sensor",
+    "hudi_incremental_asset",
+    "hudi_maintenance_job",
+    "hudi_maintenance_schedule",
+    "hudi_observable_source_asset",
+    "hudi_service_op",
+    "hudi_table_checks",
+    "pool_for",
+]

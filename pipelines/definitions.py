@@ -1,11 +1,8 @@
-"""Dagster definitions loaded by `workspace.yaml` (`dagster dev`).
-
-The example lakehouse (bronze -> silver -> gold on Hudi, CDC consumer, maintenance schedule,
-sensors and checks) is added here by the hudi_dagster issue; until then the code location is empty.
-"""
+"""Dagster definitions loaded by `workspace.yaml` (`dagster dev`): the example lakehouse
+(`pipelines.lakehouse`), with its tables under `$HUDI_LAKEHOUSE_ROOT` (default `.lakehouse/`)."""
 
 from __future__ import annotations
 
-import dagster as dg
+from pipelines.lakehouse import build_definitions
 
-defs = dg.Definitions()
+defs = build_definitions()

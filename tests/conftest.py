@@ -1,9 +1,10 @@
-"""Shared fixtures: lightweight only (nothing is started automatically)."""
+"""Shared fixtures: lightweight ones, and the one Spark session (local[2]) of the test run, started
+by the first test that asks for it."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,21 @@ def corpus_copy(corpus_table: Callable[[str], Path], tmp_path: Path) -> Callable
         return target
 
     return get
+
+
+SPARK_CONF = {
+    "spark.driver.maxResultSize": "1m",  # proves writes never collect data rows to the driver
+    "spark.driver.memory": "1g",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.default.parallelism": "2",
+}
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[object]:
+    from hudi_core import spark as hudi_spark  # noqa: PLC0415 - PySpark loads only when Spark tests run
+
+    session = hudi_spark.session("local[2]", **SPARK_CONF)
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -508,6 +508,11 @@ def write_hudi(
         return table._write(operation, table_data, opts, checkpoint, checkpoint_identifier, partitions)
 
 
+def table_exists(path: str) -> bool:
+    """Whether a Hudi table (its hoodie.properties) exists at `path`."""
+    return Storage(path).exists(PROPERTIES_FILE)
+
+
 @contextlib.contextmanager
 def table_for_write(path: str, data_schema: pa.Schema | None, options: Mapping[str, str]) -> Iterator[HudiTable]:
     """The table at `path`, created from `options` and the data's schema when absent.

@@ -64,7 +64,7 @@ class TableLock:
             holder = self._read()
             if holder is None:
                 continue  # released between our attempts
-            if holder.get("expiration", 0) > time.time() * 1000:
+            if holder.get("expiration", 0) > time.time() * 1000 and not _holder_died(holder):
                 raise ConcurrentWriteError(
                     f"table {self._storage.base_uri} is locked by a live writer "
                     f"({holder.get('holder', {})}); retry after it finishes"
@@ -101,3 +101,18 @@ class TableLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _holder_died(holder: dict[str, Any]) -> bool:
+    """Whether the lock's holder is a process of this host that no longer runs (a crashed writer
+    need not be waited out until its lock expires)."""
+    owner = holder.get("holder", {})
+    if owner.get("host") != socket.gethostname() or not isinstance(owner.get("pid"), int):
+        return False
+    try:
+        os.kill(owner["pid"], 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, someone else's
+    return False

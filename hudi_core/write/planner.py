@@ -27,7 +27,7 @@ from hudi_core.file_group import FileSlice
 from hudi_core.index.tagger import IndexSpec, Tags
 from hudi_core.write.handles import FileGroupWrite
 from hudi_core.write.markers import IOType
-from hudi_core.write.prepare import DELETED, PARTITION
+from hudi_core.write.prepare import DELETED, KEY, PARTITION
 
 TARGET_PARTITION = "__hudi_target_partition"
 TARGET_FILE = "__hudi_target_file"
@@ -165,6 +165,25 @@ def assign_inserts(
             position += capacity
     targets = pa.DictionaryArray.from_arrays(pa.array(file_codes, pa.int32()), pa.array(file_ids, pa.string()))
     return routed.set_column(routed.schema.get_field_index(TARGET_FILE), TARGET_FILE, targets.cast(pa.string()))
+
+
+def new_file_groups(prepared: pa.Table, records_per_file: int) -> pa.Table:
+    """Routes prepared rows (all inserts) to new file groups of at most `records_per_file` rows,
+    partition by partition, in key order within each partition."""
+    ordered = prepared.sort_by([(PARTITION, "ascending"), (KEY, "ascending")])
+    partition_codes, _ = _codes(ordered.column(PARTITION))
+    starts = [0, *(np.flatnonzero(np.diff(partition_codes)) + 1).tolist(), ordered.num_rows]
+    targets: list[pa.Array] = []
+    for start, end in itertools.pairwise(starts):
+        chunks = -(-(end - start) // max(1, records_per_file))
+        ids = pa.array([new_file_id() for _ in range(chunks)], pa.string())
+        targets.append(pc.take(ids, pa.array(np.arange(end - start) // max(1, records_per_file))))
+    count = ordered.num_rows
+    return (
+        ordered.append_column(TAGGED, pa.repeat(pa.scalar(False), count))
+        .append_column(TARGET_PARTITION, ordered.column(PARTITION))
+        .append_column(TARGET_FILE, pa.chunked_array(targets, pa.string()))
+    )
 
 
 def file_group_writes(

@@ -1,0 +1,115 @@
+"""Asset checks on Hudi tables: record-key uniqueness, schema drift, table health."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import dagster as dg
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core import HudiTable
+from hudi_core.schema.avro import avro_to_arrow_schema
+from hudi_core.schema.meta_fields import PARTITION_PATH, RECORD_KEY, without_meta_fields
+from hudi_core.schema.resolver import resolve_avro_schema
+from hudi_core.timeline.instant import DATA_ACTIONS, TABLE_SERVICE_ACTIONS
+
+
+def duplicate_keys(path: str, global_keys: bool = False) -> tuple[int, list[str]]:
+    """(duplicated keys, a few examples) in the latest snapshot; keys are unique per partition,
+    or across partitions with `global_keys` (global indexes, non-partitioned tables)."""
+    table = HudiTable(path)
+    rows = table.read(columns=[RECORD_KEY, PARTITION_PATH])
+    groups = [RECORD_KEY] if global_keys or not table.table_config.partition_fields else [PARTITION_PATH, RECORD_KEY]
+    counts = rows.group_by(groups).aggregate([([], "count_all")])
+    duplicated = counts.filter(pc.greater(counts.column("count_all"), 1))
+    return duplicated.num_rows, duplicated.column(RECORD_KEY).slice(0, 5).to_pylist()
+
+
+def schema_changes(before: pa.Schema, after: pa.Schema) -> dict[str, list[str]]:
+    """Columns added, removed and retyped between two schemas."""
+    old = {f.name: f.type for f in before}
+    new = {f.name: f.type for f in after}
+    return {
+        "added": [n for n in new if n not in old],
+        "removed": [n for n in old if n not in new],
+        "retyped": [f"{n}: {old[n]} -> {new[n]}" for n in new if n in old and old[n] != new[n]],
+    }
+
+
+def hudi_table_checks(
+    *,
+    asset_key: dg.AssetKey | str | Sequence[str],
+    table_path: str,
+    expected_schema: pa.Schema | None = None,
+    max_small_file_ratio: float = 0.8,
+    small_file_bytes: int = 100 * 2**20,
+    global_keys: bool = False,
+) -> list[dg.AssetChecksDefinition]:
+    """Three checks for the asset stored at `table_path`.
+
+    - `record_key_unique`: no record key twice in the snapshot (error severity).
+    - `schema_drift`: columns removed or retyped since the previous commit's schema, or against
+      `expected_schema` when given (warning severity; added columns pass and are reported).
+    - `table_health`: no failed or stuck write instants, and a small-file ratio (base files under
+      `small_file_bytes`) at most `max_small_file_ratio`; pending compactions and clusterings are
+      reported (warning severity).
+    """
+    key = dg.AssetKey.from_coercible(asset_key)
+
+    @dg.asset_check(asset=key, name="record_key_unique", blocking=True)
+    def record_key_unique() -> dg.AssetCheckResult:
+        duplicated, examples = duplicate_keys(table_path, global_keys)
+        return dg.AssetCheckResult(
+            passed=duplicated == 0,
+            metadata={"duplicated_keys": duplicated, "examples": ", ".join(map(str, examples))},
+        )
+
+    @dg.asset_check(asset=key, name="schema_drift")
+    def schema_drift() -> dg.AssetCheckResult:
+        table = HudiTable(table_path)
+        current = without_meta_fields(table.schema)
+        if expected_schema is not None:
+            baseline, against = expected_schema, "the expected schema"
+        else:
+            timeline = table.timeline
+            commits = timeline.completed_data_instants()
+            previous = resolve_avro_schema(timeline, table.table_config, commits[:-1]) if len(commits) > 1 else None
+            if previous is None:
+                return dg.AssetCheckResult(passed=True, metadata={"compared_with": "nothing (first commit)"})
+            baseline, against = without_meta_fields(avro_to_arrow_schema(previous)), "the previous commit"
+        changes = schema_changes(baseline, current)
+        return dg.AssetCheckResult(
+            passed=not changes["removed"] and not changes["retyped"],
+            severity=dg.AssetCheckSeverity.WARN,
+            metadata={"compared_with": against, **{k: ", ".join(v) or "-" for k, v in changes.items()}},
+        )
+
+    @dg.asset_check(asset=key, name="table_health")
+    def table_health() -> dg.AssetCheckResult:
+        table = HudiTable(table_path)
+        timeline = table.timeline
+        pending = timeline.pending()
+        pending_services = [i for i in pending if timeline.pending_action(i) in TABLE_SERVICE_ACTIONS]
+        pending_writes = [i for i in pending if i not in pending_services and i.action.completed_action in DATA_ACTIONS]
+        slices = table.file_slices()
+        base_sizes = [s.base_file_size for s in slices if s.base_file is not None]
+        small = sum(1 for size in base_sizes if size < small_file_bytes)
+        ratio = small / len(base_sizes) if base_sizes else 0.0
+        return dg.AssetCheckResult(
+            passed=not pending_writes and ratio <= max_small_file_ratio,
+            severity=dg.AssetCheckSeverity.WARN,
+            metadata={
+                "pending_writes": ", ".join(i.requested_time for i in pending_writes) or "-",
+                "pending_table_services": ", ".join(
+                    f"{timeline.pending_action(i).value}@{i.requested_time}" for i in pending_services
+                )
+                or "-",
+                "file_slices": len(slices),
+                "base_files": len(base_sizes),
+                "small_file_ratio": round(ratio, 3),
+                "log_files": sum(len(s.log_files) for s in slices),
+            },
+        )
+
+    return [record_key_unique, schema_drift, table_health]

@@ -1,0 +1,99 @@
+"""Table maintenance as Dagster ops, jobs and schedules: compaction, log compaction, clustering,
+cleaning, archival and savepoints, each reporting what it did as output metadata."""
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal
+
+import dagster as dg
+from dagster import OpExecutionContext
+
+from hudi_core import HudiTable
+from hudi_core.services.base import ServiceResult
+from hudi_dagster.config import HudiTableConfig
+from hudi_dagster.factories import pool_for
+
+Service = Literal["compaction", "log_compaction", "clustering", "clean", "archive", "savepoint"]
+DEFAULT_SERVICES: tuple[Service, ...] = ("compaction", "clustering", "clean", "archive")
+
+
+def _savepoint_latest(table: HudiTable, options: Mapping[str, str]) -> ServiceResult | None:
+    commits = table.timeline.completed_data_instants()  # table-service commits too: the newest files
+    if not commits or commits[-1].requested_time in table.savepoints():
+        return None
+    return table.savepoint(commits[-1].requested_time, user="dagster", comment="scheduled", options=options)
+
+
+SERVICE_RUNNERS: dict[str, Callable[[HudiTable, Mapping[str, str]], ServiceResult | None]] = {
+    "compaction": lambda t, o: t.compact(options=o) if t.table_config.is_mor else None,
+    "log_compaction": lambda t, o: t.log_compact(options=o) if t.table_config.is_mor else None,
+    "clustering": lambda t, o: t.cluster(options=o),
+    "clean": lambda t, o: t.clean(options=o),
+    "archive": lambda t, o: t.archive(options=o),
+    "savepoint": _savepoint_latest,
+}
+
+
+def service_metadata(table: HudiTableConfig, service: str, result: ServiceResult | None) -> dict[str, object]:
+    """What a service run did (`hudi/ran` is False when there was nothing to do)."""
+    metadata: dict[str, object] = {"hudi/table": table.path, "hudi/service": service, "hudi/ran": result is not None}
+    if result is not None:
+        metadata["hudi/instant"] = result.instant_time or ""
+        metadata["hudi/completion_time"] = result.completion_time or ""
+        metadata.update({f"hudi/{name}": int(value) for name, value in result.counts.items()})
+    return metadata
+
+
+def hudi_service_op(
+    table: HudiTableConfig, service: Service, options: Mapping[str, str] | None = None, name: str | None = None
+) -> dg.OpDefinition:
+    """An op running one table service on `table` (in the table's writer pool)."""
+    if service not in SERVICE_RUNNERS:
+        raise ValueError(f"unknown table service {service!r}; choose from {', '.join(SERVICE_RUNNERS)}")
+    run = SERVICE_RUNNERS[service]
+    merged = {**table.hudi_options, **dict(options or {})}
+
+    @dg.op(
+        name=name or f"{_slug(table)}_{service}",
+        ins={"after": dg.In(dg.Nothing)},
+        out=dg.Out(dg.Nothing),
+        pool=pool_for(table),
+        tags={"kind": "hudi"},
+    )
+    def _service(context: OpExecutionContext) -> None:
+        result = run(HudiTable(table.path), merged)
+        metadata = service_metadata(table, service, result)
+        context.log.info(f"{service} on {table.path}: {metadata}")
+        context.add_output_metadata(metadata)
+
+    return _service
+
+
+def hudi_maintenance_job(
+    table: HudiTableConfig,
+    services: Sequence[Service] = DEFAULT_SERVICES,
+    options: Mapping[str, str] | None = None,
+    name: str | None = None,
+) -> dg.JobDefinition:
+    """A job running `services` on `table` one after another, in one process."""
+    ops = [hudi_service_op(table, service, options) for service in services]
+
+    @dg.graph(name=f"{name or _slug(table) + '_maintenance'}_graph")
+    def _maintenance() -> None:
+        previous = None
+        for op in ops:
+            previous = op(previous) if previous is not None else op()
+
+    return _maintenance.to_job(name=name or f"{_slug(table)}_maintenance", executor_def=dg.in_process_executor)
+
+
+def hudi_maintenance_schedule(
+    job: dg.JobDefinition, cron_schedule: str = "0 3 * * *", execution_timezone: str = "UTC"
+) -> dg.ScheduleDefinition:
+    """A schedule for a maintenance job (default: daily at 03:00 UTC)."""
+    return dg.ScheduleDefinition(
+        name=f"{job.name}_schedule", job=job, cron_schedule=cron_schedule, execution_timezone=execution_timezone
+    )
+
+
+def _slug(table: HudiTableConfig) -> str:
+    return pool_for(table).split(":", 1)[1].replace("-", "_").replace(".", "_")

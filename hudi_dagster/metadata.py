@@ -1,0 +1,65 @@
+"""Materialization metadata of Hudi writes, and the asset-metadata keys hudi_dagster reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dagster as dg
+import pyarrow as pa
+
+from hudi_core import HudiTable, WriteResult
+from hudi_core.schema.meta_fields import META_FIELDS
+
+# Asset (definition) or output metadata keys; output metadata overrides definition metadata.
+WRITE_MODE_KEY = "write_mode"
+PARTITION_EXPR_KEY = "partition_expr"
+RECORD_KEY_KEY = "record_key"
+ORDERING_FIELD_KEY = "ordering_field"
+TABLE_TYPE_KEY = "table_type"
+HUDI_OPTIONS_KEY = "hudi_options"
+COLUMNS_KEY = "columns"
+COMMIT_INSTANT_KEY = "hudi/commit_instant"
+
+
+def column_schema(schema: pa.Schema) -> dg.TableSchema:
+    """The data columns (no _hoodie_* meta columns) as a Dagster table schema."""
+    return dg.TableSchema(
+        columns=[
+            dg.TableColumn(name=field.name, type=str(field.type), description=None)
+            for field in schema
+            if field.name not in META_FIELDS
+        ]
+    )
+
+
+def write_metadata(table_uri: str, table_name: str, result: WriteResult, row_count: int | None) -> dict[str, Any]:
+    """What a write did: the commit, record counts, files, schema and size of the table."""
+    table = HudiTable(table_uri)
+    metadata: dict[str, Any] = {
+        "dagster/uri": dg.MetadataValue.path(table_uri),
+        "dagster/table_name": table_name,
+        "dagster/column_schema": column_schema(table.schema),
+        COMMIT_INSTANT_KEY: result.instant_time,
+        "hudi/completion_time": result.completion_time or "",
+        "hudi/operation": result.operation.value,
+        "hudi/rows_inserted": result.inserts,
+        "hudi/rows_updated": result.updates,
+        "hudi/rows_deleted": result.deletes,
+        "hudi/files_written": result.files_written,
+        "hudi/table_type": table.table_config.table_type.value,
+    }
+    if row_count is not None:
+        metadata["dagster/row_count"] = row_count
+    if result.table_services:
+        metadata["hudi/inline_services"] = ", ".join(s.action for s in result.table_services)
+    return metadata
+
+
+def table_row_count(table_uri: str) -> int:
+    """Rows in the table's latest snapshot (reads only the record-key meta column)."""
+    return HudiTable(table_uri).read(columns=["_hoodie_record_key"]).num_rows
+
+
+def data_version(result: WriteResult) -> dg.DataVersion:
+    """A write's data version: its commit instant."""
+    return dg.DataVersion(result.instant_time)

@@ -1,0 +1,71 @@
+"""Spark assets through the SparkResource and HudiSparkIOManager: one SparkContext per run."""
+
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+from dagster import AssetExecutionContext
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as sf
+
+from hudi_core import HudiTable
+from hudi_dagster import SparkResource
+from hudi_dagster.io_manager.spark import HudiSparkIOManager
+from tests import hudi_rs
+
+DAYS = dg.StaticPartitionsDefinition(["2025-01-01", "2025-01-02"])
+
+
+def test_three_spark_assets_share_one_spark_context(spark: Any, tmp_path: Path) -> None:
+    contexts: list[tuple[str, int]] = []
+
+    def record(context: AssetExecutionContext) -> Any:
+        session = context.resources.spark.get_session()
+        contexts.append((session.sparkContext.applicationId, id(session.sparkContext)))
+        return session
+
+    @dg.asset(
+        partitions_def=DAYS,
+        required_resource_keys={"spark"},
+        metadata={"record_key": "id", "partition_expr": "day", "ordering_field": "ts", "table_type": "MERGE_ON_READ"},
+    )
+    def raw(context: AssetExecutionContext) -> DataFrame:
+        session = record(context)
+        return session.range(100).select(
+            sf.concat(sf.lit("k"), sf.col("id").cast("string")).alias("id"),
+            sf.lit(1).cast("long").alias("ts"),
+            sf.lit(context.partition_key).alias("day"),
+            (sf.col("id") * 1.5).alias("fare"),
+        )
+
+    @dg.asset(
+        partitions_def=DAYS, required_resource_keys={"spark"}, metadata={"record_key": "id", "partition_expr": "day"}
+    )
+    def cleaned(context: AssetExecutionContext, raw: DataFrame) -> DataFrame:
+        record(context)
+        return raw.where(sf.col("fare") > 30).select("id", "ts", "day", "fare")
+
+    @dg.asset(
+        partitions_def=DAYS,
+        required_resource_keys={"spark"},
+        ins={"cleaned": dg.AssetIn(metadata={"columns": ["day", "fare"]})},
+        metadata={"record_key": "day", "partition_expr": "day"},
+    )
+    def totals(context: AssetExecutionContext, cleaned: DataFrame) -> DataFrame:
+        record(context)
+        assert cleaned.columns == ["day", "fare"]
+        return cleaned.groupBy("day").agg(sf.sum("fare").alias("total"), sf.count(sf.lit(1)).alias("rides"))
+
+    resource = SparkResource(master="local[2]")
+    resources = {"spark": resource, "io_manager": HudiSparkIOManager(root_uri=str(tmp_path), spark=resource)}
+    for day in DAYS.get_partition_keys():
+        result = dg.materialize([raw, cleaned, totals], partition_key=day, resources=resources)
+        assert result.success
+    assert len(set(contexts)) == 1 and len(contexts) == 6  # every step of both runs: one SparkContext
+    assert not spark.sparkContext._jsc.sc().isStopped()  # the resource did not stop a session it did not create
+
+    totals_rows = {r["day"]: (r["rides"], r["total"]) for r in HudiTable(str(tmp_path / "totals")).read().to_pylist()}
+    assert totals_rows == {day: (79, sum(i * 1.5 for i in range(21, 100))) for day in DAYS.get_partition_keys()}
+    assert hudi_rs.snapshot(str(tmp_path / "raw")).num_rows == 200
+    metadata = result.asset_materializations_for_node("raw")[0].metadata
+    assert metadata["hudi/rows_inserted"].value == 100 and metadata["dagster/row_count"].value == 200
