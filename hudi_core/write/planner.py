@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +27,7 @@ from hudi_core.file_group import FileSlice
 from hudi_core.index.tagger import IndexSpec, Tags
 from hudi_core.write.handles import FileGroupWrite
 from hudi_core.write.markers import IOType
-from hudi_core.write.prepare import DELETED, KEY, PARTITION
+from hudi_core.write.prepare import DELETED, PARTITION
 
 TARGET_PARTITION = "__hudi_target_partition"
 TARGET_FILE = "__hudi_target_file"
@@ -168,22 +168,46 @@ def assign_inserts(
 
 
 def new_file_groups(prepared: pa.Table, records_per_file: int) -> pa.Table:
-    """Routes prepared rows (all inserts) to new file groups of at most `records_per_file` rows,
-    partition by partition, in key order within each partition."""
-    ordered = prepared.sort_by([(PARTITION, "ascending"), (KEY, "ascending")])
-    partition_codes, _ = _codes(ordered.column(PARTITION))
-    starts = [0, *(np.flatnonzero(np.diff(partition_codes)) + 1).tolist(), ordered.num_rows]
-    targets: list[pa.Array] = []
-    for start, end in itertools.pairwise(starts):
-        chunks = -(-(end - start) // max(1, records_per_file))
-        ids = pa.array([new_file_id() for _ in range(chunks)], pa.string())
-        targets.append(pc.take(ids, pa.array(np.arange(end - start) // max(1, records_per_file))))
-    count = ordered.num_rows
+    """Routes prepared rows of one partition (all inserts) to new file groups of at most
+    `records_per_file` rows, in the order given."""
+    count = prepared.num_rows
+    chunks = -(-count // max(1, records_per_file))
+    ids = pa.array([new_file_id() for _ in range(chunks)], pa.string())
+    targets = pc.take(ids, pa.array(np.arange(count) // max(1, records_per_file)))
     return (
-        ordered.append_column(TAGGED, pa.repeat(pa.scalar(False), count))
-        .append_column(TARGET_PARTITION, ordered.column(PARTITION))
-        .append_column(TARGET_FILE, pa.chunked_array(targets, pa.string()))
+        prepared.append_column(TAGGED, pa.repeat(pa.scalar(False), count))
+        .append_column(TARGET_PARTITION, prepared.column(PARTITION))
+        .append_column(TARGET_FILE, targets)
     )
+
+
+def full_file_groups(batches: Iterable[pa.RecordBatch], records_per_file: int) -> Iterator[pa.Table]:
+    """Bulk-insert rows sorted by partition, cut into routed new file groups: each yielded as soon
+    as it holds `records_per_file` rows or its partition ends."""
+    pending: list[pa.Table] = []
+    pending_rows = 0
+    current: Any = None
+    for batch in batches:
+        if not batch.num_rows:
+            continue
+        table = pa.Table.from_batches([batch])
+        codes, values = _codes(table.column(PARTITION))
+        bounds = [0, *(np.flatnonzero(np.diff(codes)) + 1).tolist(), table.num_rows]
+        for start, end in itertools.pairwise(bounds):
+            partition = values[codes[start]]
+            if partition != current and pending:
+                yield new_file_groups(pa.concat_tables(pending), records_per_file)
+                pending, pending_rows = [], 0
+            current = partition
+            pending.append(table.slice(start, end - start))
+            pending_rows += end - start
+            while pending_rows >= records_per_file:
+                rows = pa.concat_tables(pending)
+                yield new_file_groups(rows.slice(0, records_per_file), records_per_file)
+                rest = rows.slice(records_per_file)
+                pending, pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
+    if pending:
+        yield new_file_groups(pa.concat_tables(pending), records_per_file)
 
 
 def file_group_writes(

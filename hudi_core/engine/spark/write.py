@@ -67,8 +67,8 @@ from hudi_core.write.planner import (
     TARGET_FILE,
     TARGET_PARTITION,
     file_group_writes,
+    full_file_groups,
     insert_bins,
-    new_file_groups,
     route,
 )
 from hudi_core.write.prepare import KEY, PARTITION, prepare_batch
@@ -169,8 +169,10 @@ class _SparkWrite:
         table_schema = current_data_schema(state.timeline, config)
         prepared, schema = self._prepare(table_schema)
         index = settings.index
-        partition_rows = {row[0]: int(row[1]) for row in prepared.groupBy(PARTITION).count().collect()}
-        written = list(partition_rows)
+        if operation is WriteOperation.BULK_INSERT and index.index_type != "BUCKET":
+            sizing = self.client.sizing(configs, state.timeline, pad=False)
+            return self._bulk_insert(prepared, sizing.records_per_file, config.is_mor, schema)
+        written = [row[0] for row in prepared.select(PARTITION).distinct().collect()]
         lookup_everywhere = index.is_global or operation is WriteOperation.INSERT_OVERWRITE_TABLE
         slices = latest_slices(self.storage, state.timeline, None if lookup_everywhere else written)
         pending = pending_services(self.storage, state.timeline)
@@ -185,9 +187,6 @@ class _SparkWrite:
             routed = self._route(prepared, None, IndexSpec("SIMPLE"))
             sizing = self.client.sizing(configs, state.timeline, pad=False)
             return self._finish(routed, {}, {}, sizing, config, schema, replaced)
-        if operation is WriteOperation.BULK_INSERT and index.index_type != "BUCKET":
-            sizing = self.client.sizing(configs, state.timeline, pad=False)
-            return self._bulk_insert(prepared, partition_rows, sizing.records_per_file, config.is_mor, schema)
         needs_lookup = (
             operation in (WriteOperation.UPSERT, WriteOperation.DELETE)
             or index.index_type == "BUCKET"
@@ -215,7 +214,6 @@ class _SparkWrite:
     def _bulk_insert(
         self,
         prepared: DataFrame,
-        partition_rows: Mapping[str, int],
         records_per_file: int,
         is_mor: bool,
         schema: pa.Schema,
@@ -223,28 +221,28 @@ class _SparkWrite:
         """Bulk insert as Hudi's Spark writer does it: no lookup, no small-file packing.
 
         One shuffle brings each table partition's rows to one task (Hudi's PARTITION_SORT mode),
-        which cuts them into new file groups of the target size.
+        which cuts them into new file groups of the target size. Nothing is counted up front: the
+        input is read once.
         """
-        tasks = max(1, min(len(partition_rows), MAX_WRITE_TASKS))
+        tasks = max(1, min(self._shuffle_partitions(), MAX_WRITE_TASKS))
 
         def execute(context: WriteContext) -> list[WriteStat]:
-            if not partition_rows:
-                return []
-
             def write_new_groups(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-                received = [b for b in batches if b.num_rows]
-                if not received:
-                    return
+                # Rows arrive sorted by partition: a file group is written as soon as it is full
+                # or its partition ends, so a task holds at most one file's rows.
                 number, token = task_identity()
-                routed = new_file_groups(pa.Table.from_batches(received), records_per_file)
-                writes = file_group_writes(routed, {}, is_mor, task_index=number, token=token)
-                stats = [json.dumps(write_file_group(context, w).to_record()) for w in writes]
-                yield pa.RecordBatch.from_arrays([pa.array(stats, pa.string())], names=["stat"])
+                stats: list[str] = []
+                for group in full_file_groups(batches, records_per_file):
+                    writes = file_group_writes(group, {}, is_mor, task_index=number, token=token)
+                    stats += [json.dumps(write_file_group(context, w).to_record()) for w in writes]
+                if stats:
+                    yield pa.RecordBatch.from_arrays([pa.array(stats, pa.string())], names=["stat"])
 
-            frame = prepared.repartition(tasks, PARTITION).mapInArrow(write_new_groups, STATS_SCHEMA)
+            ordered = prepared.repartition(tasks, PARTITION).sortWithinPartitions(PARTITION, KEY)
+            frame = ordered.mapInArrow(write_new_groups, STATS_SCHEMA)
             return [WriteStat.from_dict(json.loads(row.stat), "") for row in frame.collect()]
 
-        return WritePlan(schema=schema, replaced=None, workload=dict(partition_rows), execute=execute)
+        return WritePlan(schema=schema, replaced=None, workload={}, execute=execute)
 
     def _prepare(self, table_schema: pa.Schema | None) -> tuple[DataFrame, pa.Schema]:
         """Validated, keyed (and de-duplicated) rows, computed by executors."""
@@ -288,6 +286,9 @@ class _SparkWrite:
                     "the insert batch holds duplicate record keys (hoodie.datasource.insert.dup.policy=fail)"
                 )
         return prepared, sample.schema
+
+    def _shuffle_partitions(self) -> int:
+        return max(1, int(self.spark.conf.get("spark.sql.shuffle.partitions") or 8))
 
     def _parallelism(self) -> int:
         """The cluster's default parallelism; Spark Connect sessions have no SparkContext to ask."""
