@@ -60,6 +60,35 @@ def _read_increment(engine: Engine, spark: SparkResource | None, path: str, wind
     )
 
 
+class _DownstreamSpec:
+    """What the incremental and CDC factories share: keys, the checkpoint identifier, the pool."""
+
+    def __init__(
+        self,
+        name: str,
+        source: dg.AssetKey | str,
+        source_path: str,
+        target: HudiTableConfig,
+        key_prefix: Sequence[str] | None,
+    ) -> None:
+        self.upstream = dg.AssetKey.from_coercible(source)
+        self.upstream_name = self.upstream.to_user_string()
+        self.key = dg.AssetKey([*(key_prefix or []), name])
+        self.identifier = self.key.to_user_string()  # the checkpoint identifier of the target commits
+        self.source_path = source_path
+        self.target = target
+
+    def asset_arguments(self, group_name: str | None, description: str) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "deps": [self.upstream],
+            "pool": pool_for(self.target),
+            "group_name": group_name,
+            "description": description,
+            "metadata": {"dagster/uri": self.target.path, "hudi/source": self.source_path},
+        }
+
+
 def _result(
     context: dg.AssetExecutionContext, target: HudiTableConfig, window: ChangeWindow | None, result: WriteResult | None
 ) -> dg.MaterializeResult:
@@ -105,22 +134,15 @@ def hudi_incremental_asset(
             or a Spark DataFrame (engine "spark", needs the `spark` resource) with meta columns.
         mode: the write operation.
     """
-    upstream = dg.AssetKey.from_coercible(source)
-    key = dg.AssetKey([*(key_prefix or []), name])
-    identifier = key.to_user_string()
+    spec = _DownstreamSpec(name, source, source_path, target, key_prefix)
 
     @dg.asset(
-        key=key,
-        deps=[upstream],
-        pool=pool_for(target),
-        group_name=group_name,
-        description=description or f"Incremental from {upstream.to_user_string()} into {target.path}",
+        **spec.asset_arguments(group_name, description or f"Incremental from {spec.upstream_name} into {target.path}"),
         required_resource_keys={"spark"} if engine == "spark" else set(),
-        metadata={"dagster/uri": target.path, "hudi/source": source_path},
         kinds={"hudi", "spark" if engine == "spark" else "pyarrow"},
     )
     def _incremental(context: AssetExecutionContext) -> dg.MaterializeResult:
-        window = pending_window(source_path, target, identifier)
+        window = pending_window(source_path, target, spec.identifier)
         if window is None:
             context.log.info(f"no new commits in {source_path} since the last checkpoint")
             return _result(context, target, None, None)
@@ -128,7 +150,7 @@ def hudi_incremental_asset(
         changes = _read_increment(engine, spark, source_path, window)
         rows = transform(context, changes) if transform is not None else changes
         context.log.info(f"window ({window.start}, {window.end}]: {len(window.commits)} commit(s)")
-        result = write_data(target.path, _drop_meta(rows), target.write_options(mode), window.end, identifier)
+        result = write_data(target.path, _drop_meta(rows), target.write_options(mode), window.end, spec.identifier)
         return _result(context, target, window, result)
 
     return _incremental
@@ -161,28 +183,23 @@ def hudi_cdc_asset(
     structs) and returns rows to upsert into `target`; by default the target mirrors the source
     (:func:`cdc_mirror_rows`). The upstream table needs `hoodie.table.cdc.enabled=true`.
     """
-    upstream = dg.AssetKey.from_coercible(source)
-    key = dg.AssetKey([*(key_prefix or []), name])
-    identifier = key.to_user_string()
+    spec = _DownstreamSpec(name, source, source_path, target, key_prefix)
 
     @dg.asset(
-        key=key,
-        deps=[upstream],
-        pool=pool_for(target),
-        group_name=group_name,
-        description=description or f"Change feed of {upstream.to_user_string()} applied to {target.path}",
-        metadata={"dagster/uri": target.path, "hudi/source": source_path},
+        **spec.asset_arguments(
+            group_name, description or f"Change feed of {spec.upstream_name} applied to {target.path}"
+        ),
         kinds={"hudi", "pyarrow"},
     )
     def _cdc(context: AssetExecutionContext) -> dg.MaterializeResult:
-        window = pending_window(source_path, target, identifier)
+        window = pending_window(source_path, target, spec.identifier)
         if window is None:
             return _result(context, target, None, None)
         changes = HudiTable(source_path).read_cdc(window.start, window.end, images="struct")
         rows = (transform or (lambda _, c: cdc_mirror_rows(c)))(context, changes)
         counts = pc.value_counts(changes.column("op")).to_pylist() if changes.num_rows else []
         context.log.info(f"window ({window.start}, {window.end}]: changes {counts}")
-        result = write_data(target.path, rows, target.write_options(WriteMode.UPSERT), window.end, identifier)
+        result = write_data(target.path, rows, target.write_options(WriteMode.UPSERT), window.end, spec.identifier)
         return _result(context, target, window, result)
 
     return _cdc

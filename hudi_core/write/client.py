@@ -15,9 +15,10 @@ Order of work (single writer, whole-write table lock):
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +74,7 @@ from hudi_core.write.planner import (
     Sizing,
     assign_inserts,
     file_group_writes,
+    groups_to_replace,
     replaced_groups,
     route,
     updated_groups,
@@ -363,17 +365,11 @@ class WriteClient:
         config = load_table_state(self._storage).config
         check_writable(config, self._storage.base_uri)
         configs = self._configs(config)
-        heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
-        misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
-        with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose=operation.value):
-            state = load_table_state(self._storage)
-            check_no_pending_restore(state.timeline)
-            writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
-            self._recover(state.timeline, writer, heartbeat_ms, misses)
-            state = load_table_state(self._storage)
+        with self._recovered(configs, operation.value) as (state, writer):
             plan = planner(state, config, configs)
             instant_time = new_instant_time(after=latest_time_on(state.timeline))
             action = operation.action(config.table_type)
+            heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
             with InstantHeartbeat(self._storage, instant_time, heartbeat_ms):
                 requested = writer.request(instant_time, action, self._requested_content(action))
                 try:
@@ -383,6 +379,18 @@ class WriteClient:
                 except BaseException:
                     self._abort(requested, action)
                     raise
+
+    @contextlib.contextmanager
+    def _recovered(self, configs: HudiConfigs, purpose: str) -> Iterator[tuple[TableState, TimelineWriter]]:
+        """Holds the table lock; yields the table state after failed writes were rolled back."""
+        heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
+        misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
+        with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose=purpose):
+            state = load_table_state(self._storage)
+            check_no_pending_restore(state.timeline)
+            writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
+            self._recover(state.timeline, writer, heartbeat_ms, misses)
+            yield load_table_state(self._storage), writer
 
     def _recover(self, timeline: Timeline, writer: TimelineWriter, heartbeat_ms: int, misses: int) -> None:
         """Finishes interrupted rollbacks, rolls back writes whose writer died, drops stale markers."""
@@ -445,12 +453,8 @@ class WriteClient:
         lookup_everywhere = index.is_global or operation is WriteOperation.INSERT_OVERWRITE_TABLE
         slices = latest_slices(self._storage, timeline, None if lookup_everywhere else written_partitions)
         if operation.replaces_file_groups:
-            scope = (
-                slices
-                if operation is WriteOperation.INSERT_OVERWRITE_TABLE
-                else {p: slices.get(p, []) for p in written_partitions}
-            )
-            replaced = {p: [s.file_id for s in group] for p, group in scope.items() if group}
+            overwrite_table = operation is WriteOperation.INSERT_OVERWRITE_TABLE
+            replaced = groups_to_replace(overwrite_table, slices, written_partitions)
             reject_clustered_updates(pending_services(self._storage, timeline), replaced_groups(replaced))
             tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
             sizing = self.sizing(configs, timeline, pad=False)
@@ -597,15 +601,7 @@ class WriteClient:
         `abort` rolls it back. Until then other writers see a live pending write.
         """
         settings = self.settings()
-        configs = settings.configs
-        heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
-        misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
-        with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose=operation.value):
-            state = load_table_state(self._storage)
-            check_no_pending_restore(state.timeline)
-            writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
-            self._recover(state.timeline, writer, heartbeat_ms, misses)
-            state = load_table_state(self._storage)
+        with self._recovered(settings.configs, operation.value) as (state, writer):
             instant_time = new_instant_time(after=latest_time_on(state.timeline))
             action = operation.action(settings.config.table_type)
             touch_heartbeat(self._storage, instant_time)

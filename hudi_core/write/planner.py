@@ -258,5 +258,14 @@ def updated_groups(routed: pa.Table) -> set[tuple[str, str]]:
     return set(zip(pairs.column(TARGET_PARTITION).to_pylist(), pairs.column(TARGET_FILE).to_pylist(), strict=True))
 
 
+def groups_to_replace(
+    overwrite_table: bool, slices: Mapping[str, Sequence[FileSlice]], written: Iterable[str]
+) -> dict[str, list[str]]:
+    """File groups an insert_overwrite replaces: those of the written partitions, or of every
+    partition for insert_overwrite_table."""
+    scope = slices if overwrite_table else {p: slices.get(p, []) for p in written}
+    return {p: [s.file_id for s in group] for p, group in scope.items() if group}
+
+
 def replaced_groups(replaced: Mapping[str, Sequence[str]]) -> set[tuple[str, str]]:
     return {(partition, file_id) for partition, ids in replaced.items() for file_id in ids}

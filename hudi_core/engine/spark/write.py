@@ -68,6 +68,7 @@ from hudi_core.write.planner import (
     TARGET_PARTITION,
     file_group_writes,
     full_file_groups,
+    groups_to_replace,
     insert_bins,
     route,
 )
@@ -177,12 +178,7 @@ class _SparkWrite:
         slices = latest_slices(self.storage, state.timeline, None if lookup_everywhere else written)
         pending = pending_services(self.storage, state.timeline)
         if operation.replaces_file_groups:
-            scope = (
-                slices
-                if operation is WriteOperation.INSERT_OVERWRITE_TABLE
-                else {p: slices.get(p, []) for p in written}
-            )
-            replaced = {p: [s.file_id for s in group] for p, group in scope.items() if group}
+            replaced = groups_to_replace(operation is WriteOperation.INSERT_OVERWRITE_TABLE, slices, written)
             reject_clustered_updates(pending, {(p, f) for p, ids in replaced.items() for f in ids})
             routed = self._route(prepared, None, IndexSpec("SIMPLE"))
             sizing = self.client.sizing(configs, state.timeline, pad=False)
