@@ -78,20 +78,13 @@ class _DownstreamSpec:
         self.source_path = source_path
         self.target = target
 
-    def asset_arguments(self, group_name: str | None, description: str) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "deps": [self.upstream],
-            "pool": pool_for(self.target),
-            "group_name": group_name,
-            "description": description,
-            "metadata": {"dagster/uri": self.target.path, "hudi/source": self.source_path},
-        }
+        self.pool = pool_for(target)
+        self.metadata = {"dagster/uri": target.path, "hudi/source": source_path}
 
 
 def _result(
     context: dg.AssetExecutionContext, target: HudiTableConfig, window: ChangeWindow | None, result: WriteResult | None
-) -> dg.MaterializeResult:
+) -> dg.MaterializeResult[Any]:
     name = context.asset_key.to_user_string()
     if window is None or result is None:
         latest = HudiTable(target.path).timeline.completed_data_instants() if table_exists(target.path) else []
@@ -137,11 +130,16 @@ def hudi_incremental_asset(
     spec = _DownstreamSpec(name, source, source_path, target, key_prefix)
 
     @dg.asset(
-        **spec.asset_arguments(group_name, description or f"Incremental from {spec.upstream_name} into {target.path}"),
+        key=spec.key,
+        deps=[spec.upstream],
+        pool=spec.pool,
+        group_name=group_name,
+        description=description or f"Incremental from {spec.upstream_name} into {target.path}",
+        metadata=spec.metadata,
         required_resource_keys={"spark"} if engine == "spark" else set(),
         kinds={"hudi", "spark" if engine == "spark" else "pyarrow"},
     )
-    def _incremental(context: AssetExecutionContext) -> dg.MaterializeResult:
+    def _incremental(context: AssetExecutionContext) -> dg.MaterializeResult[Any]:
         window = pending_window(source_path, target, spec.identifier)
         if window is None:
             context.log.info(f"no new commits in {source_path} since the last checkpoint")
@@ -186,12 +184,15 @@ def hudi_cdc_asset(
     spec = _DownstreamSpec(name, source, source_path, target, key_prefix)
 
     @dg.asset(
-        **spec.asset_arguments(
-            group_name, description or f"Change feed of {spec.upstream_name} applied to {target.path}"
-        ),
+        key=spec.key,
+        deps=[spec.upstream],
+        pool=spec.pool,
+        group_name=group_name,
+        description=description or f"Change feed of {spec.upstream_name} applied to {target.path}",
+        metadata=spec.metadata,
         kinds={"hudi", "pyarrow"},
     )
-    def _cdc(context: AssetExecutionContext) -> dg.MaterializeResult:
+    def _cdc(context: AssetExecutionContext) -> dg.MaterializeResult[Any]:
         window = pending_window(source_path, target, spec.identifier)
         if window is None:
             return _result(context, target, None, None)

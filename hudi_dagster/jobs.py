@@ -10,7 +10,7 @@ from dagster._core.definitions.unresolved_asset_job_definition import Unresolved
 
 def hudi_asset_job(
     name: str,
-    selection: dg.AssetSelection | Sequence[dg.AssetKey | str] | str,
+    selection: dg.AssetSelection | Sequence[dg.AssetKey] | Sequence[str] | str,
     partitions_def: dg.PartitionsDefinition | None = None,
     tags: dict[str, str] | None = None,
 ) -> UnresolvedAssetJobDefinition:

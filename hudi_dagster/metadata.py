@@ -57,7 +57,7 @@ def write_metadata(table_uri: str, table_name: str, result: WriteResult, row_cou
 
 def table_row_count(table_uri: str) -> int:
     """Rows in the table's latest snapshot (reads only the record-key meta column)."""
-    return HudiTable(table_uri).read(columns=["_hoodie_record_key"]).num_rows
+    return int(HudiTable(table_uri).read(columns=["_hoodie_record_key"]).num_rows)
 
 
 def data_version(result: WriteResult) -> dg.DataVersion:

@@ -35,12 +35,11 @@ def dimension_values(
     """The partition keys of each dimension touched by `keys` (multi-partition keys split)."""
     if isinstance(partitions_def, dg.MultiPartitionsDefinition):
         result: dict[str | None, tuple[dg.PartitionsDefinition, list[str]]] = {}
+        parsed = [
+            k if isinstance(k, dg.MultiPartitionKey) else partitions_def.get_partition_key_from_str(k) for k in keys
+        ]
         for dimension in partitions_def.partitions_defs:
-            values = sorted(
-                {dg.MultiPartitionKey.from_str(k).keys_by_dimension[dimension.name] for k in keys}
-                if keys and not isinstance(keys[0], dg.MultiPartitionKey)
-                else {k.keys_by_dimension[dimension.name] for k in keys}  # type: ignore[attr-defined]
-            )
+            values = sorted({k.keys_by_dimension[dimension.name] for k in parsed})
             result[dimension.name] = (dimension.partitions_def, values)
         return result
     if isinstance(partitions_def, (dg.TimeWindowPartitionsDefinition, dg.StaticPartitionsDefinition)):

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
-class SparkResource(dg.ConfigurableResource):
+class SparkResource(dg.ConfigurableResource):  # type: ignore[type-arg]  # generic only in stubs
     """A SparkSession shared by every step of a run, with the `hudi` data source registered.
 
     Local mode (`master`) by default; `remote` connects to a Spark Connect server instead (steps in
@@ -61,7 +61,7 @@ class SparkResource(dg.ConfigurableResource):
         self._session, self._created = None, False
 
 
-class HudiTableResource(dg.ConfigurableResource):
+class HudiTableResource(dg.ConfigurableResource):  # type: ignore[type-arg]
     """A Hudi table named by config, for ops and assets that write or maintain it directly."""
 
     table: HudiTableConfig

@@ -17,7 +17,7 @@ class HudiPyArrowIOManager(HudiIOManager):
         return [ArrowTypeHandler()]
 
     def default_load_type(self) -> type | None:
-        return pa.Table
+        return pa.Table  # type: ignore[no-any-return]  # pyarrow is untyped
 
 
 class HudiPandasIOManager(HudiIOManager):
@@ -29,4 +29,4 @@ class HudiPandasIOManager(HudiIOManager):
     def default_load_type(self) -> type | None:
         import pandas as pd  # noqa: PLC0415
 
-        return pd.DataFrame
+        return pd.DataFrame  # type: ignore[no-any-return]  # pandas is untyped here
