@@ -19,8 +19,9 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import HudiTable
+from pipelines.corpus import conformance_dir
 
-REFERENCE_AVRO = Path(__file__).resolve().parents[3] / "shared" / "reference" / "hudi-avro"
+REFERENCE_AVRO = conformance_dir().parent / "reference" / "hudi-avro"  # ../shared beside the checkout
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.int64()), ("p", pa.string())])
 CORPUS_MOR = "sample_table/mor/avro/v9_txns_complex_meta"
 
