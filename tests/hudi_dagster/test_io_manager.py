@@ -209,3 +209,33 @@ def test_static_and_multi_partitions(tmp_path: Path) -> None:
         [by_day_city, reader], partition_key=partition, resources={"io_manager": pandas_manager}, selection=[reader.key]
     ).success
     assert loaded == {"ids": ["nyc-2025-01-02"]}
+
+
+def test_table_resource_writes_and_loads_from_an_op(tmp_path: Path) -> None:
+    from hudi_dagster import HudiTableConfig, HudiTableResource, WriteMode  # noqa: PLC0415
+
+    @dg.op
+    def load_and_fix(table: HudiTableResource) -> int:
+        first = table.write(rows([1, 2, 3]), WriteMode.UPSERT, checkpoint="offset-3", checkpoint_identifier="feed")
+        second = table.write(rows([2], ts=2, v=7.0), "upsert", checkpoint="offset-4", checkpoint_identifier="feed")
+        assert (first.inserts, second.updates) == (3, 1)
+        return int(table.load().read().num_rows)
+
+    @dg.job
+    def maintain() -> None:
+        load_and_fix()
+
+    config = HudiTableConfig(
+        path=str(tmp_path / "orders"),
+        record_key=["id"],
+        partition_fields=["day"],
+        ordering_field="ts",
+        table_type="MERGE_ON_READ",
+        hudi_options={"hoodie.metadata.enable": "false"},
+    )
+    result = maintain.execute_in_process(resources={"table": HudiTableResource(table=config)})
+    assert result.success and result.output_for_node("load_and_fix") == 3
+    table = HudiTable(config.path)
+    assert table.table_config.table_type.value == "MERGE_ON_READ" and table.table_config.name == "orders"
+    assert table.latest_checkpoint("feed") == "offset-4"
+    assert snapshot(tmp_path / "orders")["k2"] == (2, "2025-01-01", 7.0)
