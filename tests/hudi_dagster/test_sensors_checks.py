@@ -167,8 +167,12 @@ def test_maintenance_job_reports_each_service(table_type: str, tmp_path: Path) -
     config = HudiTableConfig(path=path, record_key=["id"], table_type=table_type)
     job = hudi_maintenance_job(
         config,
-        ["compaction", "clustering", "clean", "archive"],
-        options={"hoodie.cleaner.commits.retained": "1", "hoodie.clustering.plan.strategy.small.file.limit": "0"},
+        ["log_compaction", "compaction", "clustering", "clean", "archive"],
+        options={
+            "hoodie.cleaner.commits.retained": "1",
+            "hoodie.clustering.plan.strategy.small.file.limit": "0",
+            "hoodie.log.compaction.blocks.threshold": "2",
+        },
     )
 
     def run(job: dg.JobDefinition = job) -> dict[str, dict[str, object]]:
@@ -181,9 +185,9 @@ def test_maintenance_job_reports_each_service(table_type: str, tmp_path: Path) -
         }
 
     outputs = run()
-    assert (
-        outputs["trips_compaction"]["hudi/ran"] is True and outputs["trips_compaction"]["hudi/log_files_compacted"] == 3
-    )
+    assert outputs["trips_log_compaction"]["hudi/ran"] is True  # three log blocks became one
+    assert outputs["trips_compaction"]["hudi/ran"] is True
+    assert outputs["trips_compaction"]["hudi/log_files_compacted"] == 4  # three logs and the compacted one
     write(path, range(10), ts=8)
     write(path, range(10), ts=9)
     outputs = run()  # the pre-compaction slice is now outside the retained commits
