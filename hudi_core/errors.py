@@ -19,6 +19,11 @@ class HudiStorageError(HudiError):
     """A storage operation (list, read, write, rename) failed."""
 
 
+class TimelineChangedError(HudiStorageError):
+    """An instant file of a loaded timeline disappeared (archived or rolled back by another process
+    meanwhile): reload the timeline and try again."""
+
+
 class TableNotFoundError(HudiError):
     """The path holds no Hudi table (no `.hoodie/hoodie.properties`)."""
 

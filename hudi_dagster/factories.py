@@ -17,6 +17,8 @@ import pyarrow.compute as pc
 from dagster import AssetExecutionContext
 
 from hudi_core import HudiTable, WriteResult
+from hudi_core.concurrency import is_optimistic
+from hudi_core.config import HudiConfigs
 from hudi_core.schema.meta_fields import IS_DELETED, META_FIELDS
 from hudi_core.table import table_exists
 from hudi_core.table.checkpoint import ChangeWindow, change_window
@@ -28,9 +30,20 @@ Engine = Literal["arrow", "spark"]
 Transform = Callable[[dg.AssetExecutionContext, Any], Any]
 
 
-def pool_for(table: HudiTableConfig) -> str:
-    """The Dagster concurrency pool of a table's writers (limit it to 1: `hudi:<table>`)."""
-    return f"hudi:{table.table_name or table.path.rstrip('/').rsplit('/', 1)[-1]}"
+def table_slug(table: HudiTableConfig) -> str:
+    """The table's name (else its folder name): names its pool and its maintenance ops."""
+    return table.table_name or table.path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def pool_for(table: HudiTableConfig) -> str | None:
+    """The Dagster concurrency pool of a table's writers (limit it to 1: `hudi:<table>`).
+
+    None for tables written under optimistic concurrency (`hoodie.write.concurrency.mode`): their
+    writers and services coordinate through the configured lock provider and may run at once.
+    """
+    if is_optimistic(HudiConfigs(table.hudi_options)):
+        return None
+    return f"hudi:{table_slug(table)}"
 
 
 def pending_window(source_path: str, target: HudiTableConfig, identifier: str) -> ChangeWindow | None:

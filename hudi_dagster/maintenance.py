@@ -10,7 +10,7 @@ from dagster import OpExecutionContext
 from hudi_core import HudiTable
 from hudi_core.services.base import ServiceResult
 from hudi_dagster.config import HudiTableConfig
-from hudi_dagster.factories import pool_for
+from hudi_dagster.factories import pool_for, table_slug
 
 Service = Literal["compaction", "log_compaction", "clustering", "clean", "archive", "savepoint"]
 DEFAULT_SERVICES: tuple[Service, ...] = ("compaction", "clustering", "clean", "archive")
@@ -96,4 +96,4 @@ def hudi_maintenance_schedule(
 
 
 def _slug(table: HudiTableConfig) -> str:
-    return pool_for(table).split(":", 1)[1].replace("-", "_").replace(".", "_")
+    return table_slug(table).replace("-", "_").replace(".", "_")

@@ -232,9 +232,24 @@ def enum_parser(enum_type: type[E]) -> Callable[[str], E]:
     return parse
 
 
+def java_class_parser(enum_type: type[E], package: str, noun: str) -> Callable[[str], E]:
+    """Parser of a Java class name option whose classes this build implements: the simple class
+    name (any package) selects the member of `enum_type` whose value it is."""
+
+    def parse(raw: str) -> E:
+        name = raw.strip().rsplit(".", 1)[-1]
+        for member in enum_type:
+            if member.value == name:
+                return member
+        known = ", ".join(package + str(m.value) for m in enum_type)
+        raise ValueError(f"{noun} {raw.strip()} cannot run here; use one of {known}")
+
+    return parse
+
+
 # The family modules register their options on import (they need the names above); the catalog
 # then registers every other Hudi 1.0.2 key as ignored or unsupported.
-from hudi_core.config import metadata, read, services, table, write  # noqa: E402, F401
+from hudi_core.config import concurrency, metadata, read, services, table, write  # noqa: E402, F401
 from hudi_core.config.catalog import register_catalog  # noqa: E402
 
 register_catalog()

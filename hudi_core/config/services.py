@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 
-from hudi_core.config import OptionStatus, enum_parser, option, parse_bool, parse_int, parse_str
+from hudi_core.config import OptionStatus, enum_parser, java_class_parser, option, parse_bool, parse_int, parse_str
 
 
 class CompactionTrigger(enum.Enum):
@@ -29,15 +29,6 @@ class CompactionStrategy(enum.Enum):
 
 
 _STRATEGY_PACKAGE = "org.apache.hudi.table.action.compact.strategy."
-
-
-def _parse_compaction_strategy(raw: str) -> CompactionStrategy:
-    name = raw.strip().rsplit(".", 1)[-1]
-    try:
-        return CompactionStrategy(name)
-    except ValueError:
-        known = ", ".join(_STRATEGY_PACKAGE + s.value for s in CompactionStrategy)
-        raise ValueError(f"unsupported compaction strategy; use one of {known}") from None
 
 
 class CleaningPolicy(enum.Enum):
@@ -76,7 +67,7 @@ class HudiCompactionConfig:
     )
     STRATEGY = option(
         "hoodie.compaction.strategy",
-        _parse_compaction_strategy,
+        java_class_parser(CompactionStrategy, _STRATEGY_PACKAGE, "compaction strategy"),
         CompactionStrategy.LOG_FILE_SIZE_BASED,
         "Which slices a plan compacts: LogFileSizeBased (largest logs first, bounded IO), LogFileNumBased, "
         "BoundedIO or UnBounded.",

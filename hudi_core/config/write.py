@@ -171,7 +171,8 @@ class HudiWriteConfig:
         "hoodie.clean.failed.writes.policy",
         enum_parser(FailedWritesCleanPolicy),
         FailedWritesCleanPolicy.EAGER,
-        "When failed writes are rolled back: EAGER (by the next writer, once the heartbeat expired).",
+        "When failed writes are rolled back: EAGER (by the next writer, once the heartbeat expired) or LAZY "
+        "(required by optimistic concurrency: by writers and clean, only once the heartbeat expired).",
         aliases=("hoodie.cleaner.policy.failed.writes",),
     )
     SCHEMA_ON_READ = option(

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from hudi_core.concurrency import table_lock
 from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import ConcurrentWriteError
@@ -21,7 +22,6 @@ from hudi_core.table.state import TableState, load_table_state
 from hudi_core.timeline.instant import Instant, State
 from hudi_core.timeline.writer import TimelineWriter
 from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired
-from hudi_core.write.lock import TableLock
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,8 @@ class ServiceContext:
 
     @contextmanager
     def locked(self, purpose: str) -> Iterator[TableState]:
-        """Holds the table lock; yields the table state loaded under it."""
-        validity = self.heartbeat_ms * max(self.tolerable_misses, 1)
-        with TableLock(self.storage, validity_ms=validity, purpose=purpose):
+        """Holds the table lock of the configured concurrency mode; yields the table state loaded under it."""
+        with table_lock(self.storage, self.configs, self.state().config.name, purpose):
             yield self.state()
 
     def heartbeat(self, instant_time: str) -> InstantHeartbeat:

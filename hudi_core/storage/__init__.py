@@ -197,6 +197,16 @@ class Storage:
         except (OSError, pa.ArrowException) as e:
             raise HudiStorageError(f"cannot delete {self.full_path(relative)}: {e}") from e
 
+    def modified_ms(self, relative: str) -> int | None:
+        """When `relative` was last modified (epoch ms), or None if it does not exist."""
+        try:
+            info = self.fs.get_file_info(self.full_path(relative))
+        except (OSError, pa.ArrowException) as e:
+            raise HudiStorageError(f"cannot stat {self.full_path(relative)}: {e}") from e
+        if info.type == pafs.FileType.NotFound or info.mtime_ns is None:
+            return None
+        return int(info.mtime_ns // 1_000_000)
+
     def size(self, relative: str) -> int:
         info = self.fs.get_file_info(self.full_path(relative))
         if info.type == pafs.FileType.NotFound:

@@ -22,7 +22,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from hudi_core.concurrency import retry_on_conflict
 from hudi_core.config import HudiConfigs, validate_options
+from hudi_core.config.concurrency import HudiLockConfig
 from hudi_core.config.read import HudiReadConfig, IncrementalFormat, QueryType
 from hudi_core.config.table import HudiTableConfig, TableConfig
 from hudi_core.config.write import HudiWriteConfig
@@ -496,7 +498,8 @@ def write_hudi(
     table; `hoodie.datasource.write.partitionpath.field`, `hoodie.datasource.write.precombine.field`,
     `hoodie.datasource.write.table.type` and the key generator options shape it. Later writes honour
     what the table persisted (a conflicting option is an error). The operation is
-    `hoodie.datasource.write.operation` (default upsert).
+    `hoodie.datasource.write.operation` (default upsert). Under optimistic concurrency, a write that
+    loses a conflict runs again up to `hoodie.write.num.retries.on.conflict.failures` times.
     """
     opts = dict(options)
     validate_options(opts)
@@ -505,7 +508,10 @@ def write_hudi(
     with table_for_write(path, table_data.schema if table_data is not None else None, opts) as table:
         partitions = configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE)
         operation = configs.value(HudiWriteConfig.OPERATION)
-        return table._write(operation, table_data, opts, checkpoint, checkpoint_identifier, partitions)
+        return retry_on_conflict(
+            lambda: table._write(operation, table_data, opts, checkpoint, checkpoint_identifier, partitions),
+            retries=configs.value(HudiLockConfig.RETRIES_ON_CONFLICT),
+        )
 
 
 def table_exists(path: str) -> bool:

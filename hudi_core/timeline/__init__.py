@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, MutableMapping
 
-from hudi_core.errors import InstantNotFoundError
+from hudi_core.errors import HudiStorageError, InstantNotFoundError, TimelineChangedError
 from hudi_core.storage import Storage
 from hudi_core.timeline.archive import ArchivedInstant, load_archived_instants
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -177,7 +177,18 @@ class Timeline:
         return posixpath.join(self.timeline_dir, instant.file_name(self.layout_version))
 
     def read_content(self, instant: Instant) -> bytes:
-        return self._storage.read_bytes(self.instant_path(instant))
+        return self._read_instant_file(self.instant_path(instant))
+
+    def _read_instant_file(self, path: str) -> bytes:
+        try:
+            return self._storage.read_bytes(path)
+        except HudiStorageError as e:
+            if self._storage.exists(path):
+                raise
+            raise TimelineChangedError(
+                f"{self._storage.full_path(path)} was removed after the timeline was loaded (archived or rolled "
+                "back by another writer); reload the table"
+            ) from e
 
     def commit_metadata(self, instant: Instant) -> CommitMetadata:
         """The commit metadata of a completed commit, deltacommit or replacecommit (archived ones too)."""
@@ -191,6 +202,6 @@ class Timeline:
         cached = self._cache.get(path)
         if cached is None:
             where = self._storage.full_path(path)
-            cached = CommitMetadata.from_dict(decode_instant_content(self._storage.read_bytes(path), where), where)
+            cached = CommitMetadata.from_dict(decode_instant_content(self._read_instant_file(path), where), where)
             self._cache[path] = cached
         return cached

@@ -11,6 +11,13 @@ Order of work (single writer, whole-write table lock):
 4. request the instant, publish the inflight workload, write the file groups (markers first),
    write partition metafiles, complete the instant with its commit metadata;
 5. any failure after the request rolls the instant back before the error propagates.
+
+Under optimistic concurrency (`hoodie.write.concurrency.mode=optimistic_concurrency_control`) the
+lock is held only around short sections: a write plans against a snapshot without it, takes it to
+recover and request its instant, writes its files without it, and takes it again to check the
+actions completed since its snapshot for conflicts (`hudi_core.concurrency.conflicts`) and commit.
+A loser rolls its files back and raises WriteConflictError. Live writers' instants are never rolled
+back (failed writes are cleaned LAZY: only once their heartbeat expired).
 """
 
 from __future__ import annotations
@@ -25,9 +32,17 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.concurrency import (
+    WriteSnapshot,
+    check_write_conflicts,
+    failed_writes_policy,
+    is_optimistic,
+    table_lock,
+    written_file_groups,
+)
 from hudi_core.config import ConfigOption, HudiConfigs, validate_options
 from hudi_core.config.table import KEY_GENERATOR_CLASSES, TableConfig, TableType, payload_merge_mode
-from hudi_core.config.write import HudiIndexConfig, HudiWriteConfig, InsertDupPolicy
+from hudi_core.config.write import FailedWritesCleanPolicy, HudiIndexConfig, HudiWriteConfig, InsertDupPolicy
 from hudi_core.engine.arrow import ordered_map
 from hudi_core.errors import (
     ConcurrentWriteError,
@@ -35,6 +50,7 @@ from hudi_core.errors import (
     HudiConfigError,
     HudiError,
     InstantNotFoundError,
+    TimelineChangedError,
     UnsupportedFeatureError,
     UnsupportedTableVersionError,
     WriteConflictError,
@@ -67,7 +83,6 @@ from hudi_core.timeline.writer import TimelineWriter, latest_time_on, new_instan
 from hudi_core.write import crash
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
 from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired, heartbeat_path, touch_heartbeat
-from hudi_core.write.lock import TableLock
 from hudi_core.write.markers import Markers
 from hudi_core.write.operation import WriteOperation
 from hudi_core.write.planner import (
@@ -359,55 +374,124 @@ class WriteClient:
     ) -> WriteResult:
         """The commit protocol every engine shares: lock, recover, plan, instant, execute, complete.
 
-        `planner` runs under the table lock after failed writes were rolled back, so what it
-        tags and plans cannot change before the instant completes.
+        Single writer: `planner` runs under the table lock after failed writes were rolled back, so
+        what it tags and plans cannot change before the instant completes. Optimistic concurrency:
+        it runs against a snapshot without the lock; the commit checks what changed since.
         """
         config = load_table_state(self._storage).config
         check_writable(config, self._storage.base_uri)
         configs = self._configs(config)
-        with self._recovered(configs, operation.value) as (state, writer):
+        finish = _Finish(operation, config, configs, checkpoint, checkpoint_identifier)
+        if is_optimistic(configs):
+            snapshot_state, plan = self._plan_on_snapshot(planner, config, configs)
+            with self._recovered(configs, config, operation.value) as (state, writer):
+                requested = self._request(operation, config, state, writer)
+            snapshot = WriteSnapshot.of(snapshot_state.timeline)
+            return self._write_requested(requested, plan, writer, finish, snapshot)
+        with self._recovered(configs, config, operation.value) as (state, writer):
             plan = planner(state, config, configs)
-            instant_time = new_instant_time(after=latest_time_on(state.timeline))
-            action = operation.action(config.table_type)
-            heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
-            with InstantHeartbeat(self._storage, instant_time, heartbeat_ms):
-                requested = writer.request(instant_time, action, self._requested_content(action))
-                try:
-                    return self._execute(
-                        operation, plan, requested, writer, config, configs, checkpoint, checkpoint_identifier
-                    )
-                except BaseException:
-                    self._abort(requested, action)
+            requested = self._request(operation, config, state, writer)
+            return self._write_requested(requested, plan, writer, finish, None)
+
+    def _plan_on_snapshot(
+        self,
+        planner: Callable[[TableState, TableConfig, HudiConfigs], WritePlan],
+        config: TableConfig,
+        configs: HudiConfigs,
+        attempts: int = 5,
+    ) -> tuple[TableState, WritePlan]:
+        """Plans without the lock; other writers may archive or roll back instants meanwhile, so a
+        plan whose timeline changed underneath is made again on a fresh snapshot."""
+        for attempt in range(attempts):
+            state = load_table_state(self._storage)
+            check_no_pending_restore(state.timeline)
+            try:
+                return state, planner(state, config, configs)
+            except TimelineChangedError:
+                if attempt + 1 == attempts:
                     raise
+        raise AssertionError("unreachable")
+
+    def _request(
+        self, operation: WriteOperation, config: TableConfig, state: TableState, writer: TimelineWriter
+    ) -> Instant:
+        """Requests a new instant (under the lock), with a first heartbeat so others see it live."""
+        instant_time = new_instant_time(after=latest_time_on(state.timeline))
+        action = operation.action(config.table_type)
+        touch_heartbeat(self._storage, instant_time)
+        return writer.request(instant_time, action, self._requested_content(action))
+
+    def _write_requested(
+        self,
+        requested: Instant,
+        plan: WritePlan,
+        writer: TimelineWriter,
+        finish: _Finish,
+        snapshot: WriteSnapshot | None,
+    ) -> WriteResult:
+        heartbeat_ms = finish.configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
+        with InstantHeartbeat(self._storage, requested.requested_time, heartbeat_ms):
+            try:
+                return self._execute(plan, requested, writer, finish, snapshot)
+            except BaseException:
+                self._abort(requested, requested.action, finish.configs, finish.config)
+                raise
 
     @contextlib.contextmanager
-    def _recovered(self, configs: HudiConfigs, purpose: str) -> Iterator[tuple[TableState, TimelineWriter]]:
+    def _recovered(
+        self, configs: HudiConfigs, config: TableConfig, purpose: str
+    ) -> Iterator[tuple[TableState, TimelineWriter]]:
         """Holds the table lock; yields the table state after failed writes were rolled back."""
-        heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
-        misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
-        with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose=purpose):
+        with table_lock(self._storage, configs, config.name, purpose):
             state = load_table_state(self._storage)
             check_no_pending_restore(state.timeline)
             writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
-            self._recover(state.timeline, writer, heartbeat_ms, misses)
+            self._recover(state.timeline, writer, configs)
             yield load_table_state(self._storage), writer
 
-    def _recover(self, timeline: Timeline, writer: TimelineWriter, heartbeat_ms: int, misses: int) -> None:
-        """Finishes interrupted rollbacks, rolls back writes whose writer died, drops stale markers."""
+    def _recover(self, timeline: Timeline, writer: TimelineWriter, configs: HudiConfigs) -> None:
+        """Finishes interrupted rollbacks, rolls back writes whose writer died, drops stale markers.
+
+        EAGER (single writer): a pending write with a live heartbeat means a second writer, which
+        is refused. LAZY (optimistic concurrency): live writes are left alone. NEVER: nothing is
+        rolled back here.
+        """
+        heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
+        misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
+        policy = failed_writes_policy(configs)
         resume_pending_rollbacks(self._storage, timeline, writer)
         timeline = load_table_state(self._storage).timeline  # the resumed rollbacks changed it
         for instant in timeline.completed():
             # A writer that died right after completing leaves its markers and heartbeat behind.
             Markers(self._storage, instant.requested_time).delete_all()
             self._storage.delete(heartbeat_path(instant.requested_time))
+        if policy is FailedWritesCleanPolicy.NEVER:
+            return
         for instant in timeline.pending():
             if instant.action not in DATA_ACTIONS or timeline.is_table_service(instant):
                 continue
             if not heartbeat_expired(self._storage, instant.requested_time, heartbeat_ms, misses):
+                if policy is FailedWritesCleanPolicy.LAZY:
+                    continue
                 raise ConcurrentWriteError(
                     f"instant {instant.requested_time} ({instant.action.value}) is being written by a live writer"
                 )
             rollback_instant(self._storage, timeline, writer, instant, timeline.pending_action(instant))
+
+    @contextlib.contextmanager
+    def _commit_section(
+        self, finish: _Finish, instant_time: str, mine: set[tuple[str, str]], snapshot: WriteSnapshot | None
+    ) -> Iterator[str | None]:
+        """Single writer: nothing to do (the lock is held). Optimistic: takes the lock, checks the
+        actions since `snapshot` for conflicts, and yields the latest time on the timeline (the
+        completion time must follow it)."""
+        if snapshot is None:
+            yield None
+            return
+        with table_lock(self._storage, finish.configs, finish.config.name, f"commit {instant_time}"):
+            timeline = load_table_state(self._storage).timeline
+            check_write_conflicts(self._storage, timeline, snapshot, instant_time, mine)
+            yield latest_time_on(timeline)
 
     def _requested_content(self, action: Action) -> bytes:
         if action is Action.REPLACE_COMMIT:
@@ -415,13 +499,20 @@ class WriteClient:
             return encode_avro_container(REQUESTED_REPLACE_METADATA, record)
         return b""
 
-    def _abort(self, instant: Instant, action: Action) -> None:
+    def _abort(self, instant: Instant, action: Action, configs: HudiConfigs, config: TableConfig) -> None:
         """Rolls back a failed write of this process; if that fails too, the next writer will."""
         try:
-            state = load_table_state(self._storage)
-            current = state.timeline.find(instant.requested_time) or instant
-            writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
-            rollback_instant(self._storage, state.timeline, writer, current, action)
+            # Single writer: the lock is still held. Optimistic: the rollback instant needs it.
+            lock = (
+                table_lock(self._storage, configs, config.name, f"rollback {instant.requested_time}")
+                if is_optimistic(configs)
+                else contextlib.nullcontext()
+            )
+            with lock:
+                state = load_table_state(self._storage)
+                current = state.timeline.find(instant.requested_time) or instant
+                writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
+                rollback_instant(self._storage, state.timeline, writer, current, action)
         except HudiError:
             return
 
@@ -528,16 +619,14 @@ class WriteClient:
 
     def _execute(
         self,
-        operation: WriteOperation,
         plan: WritePlan,
         requested: Instant,
         writer: TimelineWriter,
-        config: TableConfig,
-        configs: HudiConfigs,
-        checkpoint: str | None,
-        checkpoint_identifier: str | None,
+        finish: _Finish,
+        snapshot: WriteSnapshot | None,
     ) -> WriteResult:
         crash.crash_point("write.after_requested")
+        config = finish.config
         schema = (
             plan.schema
             if plan.schema is not None
@@ -546,26 +635,25 @@ class WriteClient:
         assert schema is not None
         avro_schema = table_avro_schema(schema, config.name)
         metadata_class = REPLACE_COMMIT_METADATA if plan.replaced is not None else COMMIT_METADATA
-        inflight = writer.to_inflight(requested, encode_avro_container(metadata_class, self._workload(operation, plan)))
+        workload = self._workload(finish.operation, plan)
+        inflight = writer.to_inflight(requested, encode_avro_container(metadata_class, workload))
         crash.crash_point("write.after_inflight")
-        context = write_context(self._storage, requested.requested_time, schema, avro_schema, config, configs)
+        context = write_context(self._storage, requested.requested_time, schema, avro_schema, config, finish.configs)
         stats = plan.execute(context)
         crash.crash_point("write.after_files")
-        return self._complete(
-            operation, inflight, writer, stats, avro_schema, plan.replaced, configs, checkpoint, checkpoint_identifier
-        )
+        mine = written_file_groups(stats, plan.replaced)
+        with self._commit_section(finish, requested.requested_time, mine, snapshot) as after:
+            return self._complete(finish, inflight, writer, stats, avro_schema, plan.replaced, after)
 
     def _complete(
         self,
-        operation: WriteOperation,
+        finish: _Finish,
         inflight: Instant,
         writer: TimelineWriter,
         stats: Sequence[WriteStat],
         avro_schema: dict[str, Any],
         replaced: dict[str, list[str]] | None,
-        configs: HudiConfigs,
-        checkpoint: str | None,
-        checkpoint_identifier: str | None,
+        after: str | None,
     ) -> WriteResult:
         """Publishes a written instant: stray files removed, metafiles, commit metadata, markers gone."""
         instant_time = inflight.requested_time
@@ -573,20 +661,20 @@ class WriteClient:
         for partition in sorted({s.partition_path for s in stats}):
             write_partition_metafile(self._storage, partition, instant_time)
         extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}
-        if checkpoint is not None:
-            extra[CHECKPOINT_KEY] = checkpoint
-        identifier = checkpoint_identifier or configs.get(HudiWriteConfig.CHECKPOINT_IDENTIFIER)
+        if finish.checkpoint is not None:
+            extra[CHECKPOINT_KEY] = finish.checkpoint
+        identifier = finish.checkpoint_identifier or finish.configs.get(HudiWriteConfig.CHECKPOINT_IDENTIFIER)
         if identifier is not None:
             extra[CHECKPOINT_IDENTIFIER_KEY] = identifier
-        record = commit_metadata_record(stats, operation.operation_type, extra, replaced)
+        record = commit_metadata_record(stats, finish.operation.operation_type, extra, replaced)
         metadata_class = REPLACE_COMMIT_METADATA if replaced is not None else COMMIT_METADATA
-        completed = writer.complete(inflight, encode_avro_container(metadata_class, record))
+        completed = writer.complete(inflight, encode_avro_container(metadata_class, record), after=after)
         crash.crash_point("write.after_complete")
         Markers(self._storage, instant_time).delete_all()
         return WriteResult(
             instant_time,
             completed.completion_time,
-            operation,
+            finish.operation,
             _partition_stats(stats),
             tuple(stats),
             replaced or {},
@@ -601,11 +689,8 @@ class WriteClient:
         `abort` rolls it back. Until then other writers see a live pending write.
         """
         settings = self.settings()
-        with self._recovered(settings.configs, operation.value) as (state, writer):
-            instant_time = new_instant_time(after=latest_time_on(state.timeline))
-            action = operation.action(settings.config.table_type)
-            touch_heartbeat(self._storage, instant_time)
-            requested = writer.request(instant_time, action, self._requested_content(action))
+        with self._recovered(settings.configs, settings.config, operation.value) as (state, writer):
+            requested = self._request(operation, settings.config, state, writer)
             replaced: dict[str, list[str]] | None = {} if operation.replaces_file_groups else None
             plan = WritePlan(None, replaced, dict(workload or {}), lambda _: [])
             metadata_class = REPLACE_COMMIT_METADATA if replaced is not None else COMMIT_METADATA
@@ -621,31 +706,36 @@ class WriteClient:
         checkpoint: str | None = None,
         checkpoint_identifier: str | None = None,
     ) -> WriteResult:
-        """Completes an instant begun with `start` once its tasks wrote `stats`."""
+        """Completes an instant begun with `start` once its tasks wrote `stats`.
+
+        Under optimistic concurrency the actions completed after `start` are checked for conflicts.
+        """
         settings = self.settings()
-        configs = settings.configs
-        heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
-        misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
-        with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose=operation.value):
+        finish = _Finish(operation, settings.config, settings.configs, checkpoint, checkpoint_identifier)
+        with table_lock(self._storage, settings.configs, settings.config.name, f"commit {inflight.requested_time}"):
             state = load_table_state(self._storage)
             current = state.timeline.find(inflight.requested_time)
             if current is None or current.is_completed:
                 raise ConcurrentWriteError(
                     f"instant {inflight.requested_time} is no longer pending (rolled back as a dead write?)"
                 )
+            after = None
+            if is_optimistic(settings.configs):
+                snapshot = WriteSnapshot.before(state.timeline, inflight.requested_time)
+                mine = written_file_groups(stats, replaced)
+                check_write_conflicts(self._storage, state.timeline, snapshot, inflight.requested_time, mine)
+                after = latest_time_on(state.timeline)
             writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
             avro_schema = table_avro_schema(schema, settings.config.name)
             try:
-                return self._complete(
-                    operation, current, writer, stats, avro_schema, replaced, configs, checkpoint, checkpoint_identifier
-                )
+                return self._complete(finish, current, writer, stats, avro_schema, replaced, after)
             finally:
                 self._storage.delete(heartbeat_path(inflight.requested_time))
 
     def abort(self, inflight: Instant, operation: WriteOperation) -> None:
         """Rolls back an instant begun with `start` whose tasks failed."""
         config = load_table_state(self._storage).config
-        self._abort(inflight, operation.action(config.table_type))
+        self._abort(inflight, operation.action(config.table_type), self._configs(config), config)
         self._storage.delete(heartbeat_path(inflight.requested_time))
 
     def _workload(self, operation: WriteOperation, plan: WritePlan) -> dict[str, Any]:
@@ -663,7 +753,7 @@ class WriteClient:
         configs = HudiConfigs(self._options)
         heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
         misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
-        with TableLock(self._storage, validity_ms=heartbeat_ms * max(misses, 1), purpose="rollback"):
+        with table_lock(self._storage, configs, load_table_state(self._storage).config.name, "rollback"):
             state = load_table_state(self._storage)
             check_writable(state.config, self._storage.base_uri)
             timeline = state.timeline
@@ -706,6 +796,17 @@ class WriteSettings:
     @property
     def dup_policy(self) -> InsertDupPolicy:
         return self.configs.value(HudiWriteConfig.INSERT_DUP_POLICY)
+
+
+@dataclass(frozen=True)
+class _Finish:
+    """What completing a write needs besides its files: the operation, table, options, checkpoint."""
+
+    operation: WriteOperation
+    config: TableConfig
+    configs: HudiConfigs
+    checkpoint: str | None
+    checkpoint_identifier: str | None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 from dagster import AssetExecutionContext
 
 from hudi_core import HudiTable, write_hudi
-from hudi_dagster import HudiTableConfig, hudi_cdc_asset, hudi_incremental_asset
+from hudi_dagster import HudiTableConfig, hudi_cdc_asset, hudi_incremental_asset, hudi_service_op, pool_for
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_OPTIONS = {
@@ -118,3 +118,18 @@ def test_cdc_asset_mirrors_inserts_updates_and_deletes(tmp_path: Path) -> None:
     expected = {r["id"]: r["fare"] for r in HudiTable(source).read().to_pylist()}
     actual = {r["id"]: r["fare"] for r in HudiTable(str(tmp_path / "mirror")).read().to_pylist()}
     assert actual == expected and "k0" not in actual and actual["k7"] == 14.0
+
+
+def test_optimistic_tables_need_no_writer_pool(tmp_path: Path) -> None:
+    single = HudiTableConfig(path=str(tmp_path / "silver"), record_key=["id"])
+    occ = HudiTableConfig(
+        path=str(tmp_path / "silver"),
+        record_key=["id"],
+        hudi_options={
+            "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
+            "hoodie.write.lock.provider": "org.apache.hudi.client.transaction.lock.FileSystemBasedLockProvider",
+        },
+    )
+    assert pool_for(single) == "hudi:silver"
+    assert pool_for(occ) is None
+    assert hudi_service_op(occ, "clean").pool is None

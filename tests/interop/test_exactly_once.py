@@ -22,6 +22,8 @@ import pytest
 
 from hudi_core import HudiTable
 from hudi_core.write.crash import ENV_VAR
+from tests.concurrency.options import occ
+from tests.concurrency.pause import paused
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 UPSTREAM_SCHEMA = pa.schema([("event", pa.string()), ("k", pa.string()), ("v", pa.int64())])
@@ -108,15 +110,7 @@ class Upstream:
         self.next_event = 0
 
     def commit(self, size: int) -> str:
-        rows = []
-        for i in range(size):
-            key = f"key{(self.next_event + i) % 5}"
-            value = (self.next_event + i) * 7 % 31
-            rows.append({"event": f"e{self.next_event + i:05d}", "k": key, "v": value})
-            self.sums[key] += value
-            self.counts[key] += 1
-        self.next_event += size
-        result = self.table.insert(pa.Table.from_pylist(rows, schema=UPSTREAM_SCHEMA))
+        result = self.table.insert(_events(self, size))
         assert result.completion_time is not None
         return result.completion_time
 
@@ -148,3 +142,47 @@ def test_killed_jobs_rerun_until_success_count_every_row_once(tmp_path: Path) ->
     before = HudiTable(str(downstream)).timeline.instants()
     assert "nothing to do" in run_job(tmp_path / "upstream", downstream).stdout
     assert HudiTable(str(downstream)).timeline.instants() == before
+
+
+# Both upstream writers add file groups (no small-file packing): they never conflict.
+OCC_UPSTREAM = occ("FileSystemBasedLockProvider", **{"hoodie.parquet.small.file.limit": "0"})
+
+
+@pytest.mark.slow
+def test_a_commit_requested_earlier_but_completed_later_is_consumed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hudi #7160: with two upstream writers, t1 is requested first but completes after t2. A
+    downstream run between the two completions must not move its checkpoint past t1's rows."""
+    upstream_path, downstream = tmp_path / "upstream", tmp_path / "downstream"
+    upstream = Upstream(upstream_path)
+    upstream.table = HudiTable(str(upstream_path), {**HEARTBEAT_OPTIONS, **OCC_UPSTREAM})
+    upstream.commit(20)
+    assert run_job(upstream_path, downstream).returncode == 0
+
+    with paused(monkeypatch, lambda: upstream.table.insert(_events(upstream, 13))) as early:
+        late_completion = upstream.commit(11)  # requested after `early`, completed before it
+        pending = HudiTable(str(upstream_path)).timeline.pending()
+        assert len(pending) == 1 and pending[0].requested_time < late_completion
+        run_until_success(upstream_path, downstream, "after_read")
+        assert HudiTable(str(downstream)).latest_checkpoint() == late_completion
+    assert early.error is None and early.result is not None and early.result.completion_time is not None
+    assert early.result.instant_time < late_completion < early.result.completion_time
+
+    run_until_success(upstream_path, downstream, "write.after_files")
+    assert HudiTable(str(downstream)).latest_checkpoint() == early.result.completion_time
+    assert downstream_totals(downstream) == (dict(upstream.sums), dict(upstream.counts))
+    assert "nothing to do" in run_job(upstream_path, downstream).stdout
+
+
+def _events(upstream: Upstream, size: int) -> pa.Table:
+    """The next `size` upstream events, recorded in the model (as Upstream.commit does)."""
+    rows = []
+    for i in range(size):
+        key = f"key{(upstream.next_event + i) % 5}"
+        value = (upstream.next_event + i) * 7 % 31
+        rows.append({"event": f"e{upstream.next_event + i:05d}", "k": key, "v": value})
+        upstream.sums[key] += value
+        upstream.counts[key] += 1
+    upstream.next_event += size
+    return pa.Table.from_pylist(rows, schema=UPSTREAM_SCHEMA)

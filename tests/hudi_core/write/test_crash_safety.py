@@ -23,6 +23,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import ConcurrentWriteError, HudiTable, WriteOperation
+from hudi_core.concurrency.storage_lock import LOCK_FILE
 from hudi_core.storage import Storage
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import WriteStat
@@ -33,7 +34,6 @@ from hudi_core.write.client import WriteClient
 from hudi_core.write.crash import CRASH_POINTS, ENV_VAR
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
 from hudi_core.write.heartbeat import heartbeat_path
-from hudi_core.write.lock import LOCK_FILE
 from tests import hudi_rs
 from tests.model import TableModel, canonical, table_rows
 

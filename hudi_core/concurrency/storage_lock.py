@@ -64,7 +64,7 @@ class TableLock:
             holder = self._read()
             if holder is None:
                 continue  # released between our attempts
-            if holder.get("expiration", 0) > time.time() * 1000 and not _holder_died(holder):
+            if holder.get("expiration", 0) > time.time() * 1000 and not holder_died(holder):
                 raise ConcurrentWriteError(
                     f"table {self._storage.base_uri} is locked by a live writer "
                     f"({holder.get('holder', {})}); retry after it finishes"
@@ -73,16 +73,8 @@ class TableLock:
         raise ConcurrentWriteError(f"could not acquire the lock of {self._storage.base_uri}")
 
     def _take_over(self, expired: dict[str, Any]) -> None:
-        aside = f"{LOCK_FILE}.expired-{uuid.uuid4().hex}"
-        try:
-            self._storage.rename(LOCK_FILE, aside)
-        except HudiStorageError:
-            return  # another writer moved it first
-        moved = json.loads(self._storage.read_bytes(aside) or b"{}") if self._storage.exists(aside) else {}
-        if moved.get("owner") != expired.get("owner"):
-            self._storage.rename(aside, LOCK_FILE)  # we moved a fresh lock: give it back
+        if not remove_stale_lock(self._storage, LOCK_FILE, expired.get("owner")):
             raise ConcurrentWriteError(f"table {self._storage.base_uri} was locked by another writer meanwhile")
-        self._storage.delete(aside)
 
     def _refresh(self) -> None:
         holder = self._read()
@@ -103,7 +95,36 @@ class TableLock:
         self.release()
 
 
-def _holder_died(holder: dict[str, Any]) -> bool:
+def lock_owner(content: bytes) -> str | None:
+    """The owner recorded in a lock file (None for a torn file or one in another format)."""
+    try:
+        record = json.loads(content)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    owner = record.get("owner") if isinstance(record, dict) else None
+    return owner if isinstance(owner, str) else None
+
+
+def remove_stale_lock(storage: Storage, name: str, stale_owner: str | None) -> bool:
+    """Removes the lock file `name` if it still belongs to `stale_owner`.
+
+    The file is renamed aside first (only one process can win that race) and checked there; a lock
+    taken meanwhile by someone else is given back. Returns False in that case.
+    """
+    aside = f"{name}.stale-{uuid.uuid4().hex}"
+    try:
+        storage.rename(name, aside)
+    except HudiStorageError:
+        return True  # another process removed it first
+    moved = storage.read_bytes(aside)
+    stale = lock_owner(moved) == stale_owner
+    if not stale:
+        storage.create_exclusive(name, moved)
+    storage.delete(aside)
+    return stale
+
+
+def holder_died(holder: dict[str, Any]) -> bool:
     """Whether the lock's holder is a process of this host that no longer runs (a crashed writer
     need not be waited out until its lock expires)."""
     owner = holder.get("holder", {})
