@@ -24,6 +24,7 @@ from hudi_core.config.concurrency import ConcurrencyMode, HudiLockConfig, LockPr
 from hudi_core.config.write import FailedWritesCleanPolicy, HudiWriteConfig
 from hudi_core.errors import ConcurrentWriteError, HudiConfigError
 from hudi_core.storage import Storage
+from hudi_core.table.state import load_table_config
 
 
 def is_optimistic(configs: HudiConfigs) -> bool:
@@ -45,8 +46,9 @@ def failed_writes_policy(configs: HudiConfigs) -> FailedWritesCleanPolicy:
     return FailedWritesCleanPolicy.LAZY
 
 
-def lock_provider(storage: Storage, configs: HudiConfigs, table_name: str) -> LockProvider:
-    """The provider `hoodie.write.lock.provider` names, for this table."""
+def lock_provider(storage: Storage, configs: HudiConfigs, table_name: str | None = None) -> LockProvider:
+    """The provider `hoodie.write.lock.provider` names, for this table (`table_name`: the default
+    ZooKeeper lock key; read from hoodie.properties when not given)."""
     kind = configs.value(HudiLockConfig.PROVIDER)
     if kind is LockProviderKind.IN_PROCESS:
         return InProcessLockProvider(storage.base_uri)
@@ -60,7 +62,7 @@ def lock_provider(storage: Storage, configs: HudiConfigs, table_name: str) -> Lo
             "ZookeeperBasedLockProvider needs hoodie.write.lock.zookeeper.url and "
             "hoodie.write.lock.zookeeper.base_path (and usually hoodie.write.lock.zookeeper.port)"
         )
-    key = configs.get(HudiLockConfig.ZK_LOCK_KEY) or table_name
+    key = configs.get(HudiLockConfig.ZK_LOCK_KEY) or table_name or load_table_config(storage).name
     return ZookeeperLockProvider(
         connect_string(url, configs.get(HudiLockConfig.ZK_PORT)),
         f"{base_path.rstrip('/')}/{key}",
@@ -94,10 +96,10 @@ def provider_lock(provider: LockProvider, configs: HudiConfigs, purpose: str) ->
         provider.close()
 
 
-def table_lock(storage: Storage, configs: HudiConfigs, table_name: str, purpose: str) -> AbstractContextManager[object]:
+def table_lock(storage: Storage, configs: HudiConfigs, purpose: str) -> AbstractContextManager[object]:
     """The lock a write or service holds for `purpose` under the configured concurrency mode."""
     if is_optimistic(configs):
-        return provider_lock(lock_provider(storage, configs, table_name), configs, purpose)
+        return provider_lock(lock_provider(storage, configs), configs, purpose)
     heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
     misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
     return TableLock(storage, validity_ms=heartbeat_ms * max(misses, 1), purpose=purpose)

@@ -64,7 +64,7 @@ class ServiceContext:
     @contextmanager
     def locked(self, purpose: str) -> Iterator[TableState]:
         """Holds the table lock of the configured concurrency mode; yields the table state loaded under it."""
-        with table_lock(self.storage, self.configs, self.state().config.name, purpose):
+        with table_lock(self.storage, self.configs, purpose):
             yield self.state()
 
     def heartbeat(self, instant_time: str) -> InstantHeartbeat:

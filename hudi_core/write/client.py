@@ -384,11 +384,11 @@ class WriteClient:
         finish = _Finish(operation, config, configs, checkpoint, checkpoint_identifier)
         if is_optimistic(configs):
             snapshot_state, plan = self._plan_on_snapshot(planner, config, configs)
-            with self._recovered(configs, config, operation.value) as (state, writer):
+            with self._recovered(configs, operation.value) as (state, writer):
                 requested = self._request(operation, config, state, writer)
             snapshot = WriteSnapshot.of(snapshot_state.timeline)
             return self._write_requested(requested, plan, writer, finish, snapshot)
-        with self._recovered(configs, config, operation.value) as (state, writer):
+        with self._recovered(configs, operation.value) as (state, writer):
             plan = planner(state, config, configs)
             requested = self._request(operation, config, state, writer)
             return self._write_requested(requested, plan, writer, finish, None)
@@ -434,15 +434,13 @@ class WriteClient:
             try:
                 return self._execute(plan, requested, writer, finish, snapshot)
             except BaseException:
-                self._abort(requested, requested.action, finish.configs, finish.config)
+                self._abort(requested, requested.action, finish.configs)
                 raise
 
     @contextlib.contextmanager
-    def _recovered(
-        self, configs: HudiConfigs, config: TableConfig, purpose: str
-    ) -> Iterator[tuple[TableState, TimelineWriter]]:
+    def _recovered(self, configs: HudiConfigs, purpose: str) -> Iterator[tuple[TableState, TimelineWriter]]:
         """Holds the table lock; yields the table state after failed writes were rolled back."""
-        with table_lock(self._storage, configs, config.name, purpose):
+        with table_lock(self._storage, configs, purpose):
             state = load_table_state(self._storage)
             check_no_pending_restore(state.timeline)
             writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
@@ -488,7 +486,7 @@ class WriteClient:
         if snapshot is None:
             yield None
             return
-        with table_lock(self._storage, finish.configs, finish.config.name, f"commit {instant_time}"):
+        with table_lock(self._storage, finish.configs, f"commit {instant_time}"):
             timeline = load_table_state(self._storage).timeline
             check_write_conflicts(self._storage, timeline, snapshot, instant_time, mine)
             yield latest_time_on(timeline)
@@ -499,12 +497,12 @@ class WriteClient:
             return encode_avro_container(REQUESTED_REPLACE_METADATA, record)
         return b""
 
-    def _abort(self, instant: Instant, action: Action, configs: HudiConfigs, config: TableConfig) -> None:
+    def _abort(self, instant: Instant, action: Action, configs: HudiConfigs) -> None:
         """Rolls back a failed write of this process; if that fails too, the next writer will."""
         try:
             # Single writer: the lock is still held. Optimistic: the rollback instant needs it.
             lock = (
-                table_lock(self._storage, configs, config.name, f"rollback {instant.requested_time}")
+                table_lock(self._storage, configs, f"rollback {instant.requested_time}")
                 if is_optimistic(configs)
                 else contextlib.nullcontext()
             )
@@ -689,7 +687,7 @@ class WriteClient:
         `abort` rolls it back. Until then other writers see a live pending write.
         """
         settings = self.settings()
-        with self._recovered(settings.configs, settings.config, operation.value) as (state, writer):
+        with self._recovered(settings.configs, operation.value) as (state, writer):
             requested = self._request(operation, settings.config, state, writer)
             replaced: dict[str, list[str]] | None = {} if operation.replaces_file_groups else None
             plan = WritePlan(None, replaced, dict(workload or {}), lambda _: [])
@@ -712,7 +710,7 @@ class WriteClient:
         """
         settings = self.settings()
         finish = _Finish(operation, settings.config, settings.configs, checkpoint, checkpoint_identifier)
-        with table_lock(self._storage, settings.configs, settings.config.name, f"commit {inflight.requested_time}"):
+        with table_lock(self._storage, settings.configs, f"commit {inflight.requested_time}"):
             state = load_table_state(self._storage)
             current = state.timeline.find(inflight.requested_time)
             if current is None or current.is_completed:
@@ -735,7 +733,7 @@ class WriteClient:
     def abort(self, inflight: Instant, operation: WriteOperation) -> None:
         """Rolls back an instant begun with `start` whose tasks failed."""
         config = load_table_state(self._storage).config
-        self._abort(inflight, operation.action(config.table_type), self._configs(config), config)
+        self._abort(inflight, operation.action(config.table_type), self._configs(config))
         self._storage.delete(heartbeat_path(inflight.requested_time))
 
     def _workload(self, operation: WriteOperation, plan: WritePlan) -> dict[str, Any]:
@@ -753,7 +751,7 @@ class WriteClient:
         configs = HudiConfigs(self._options)
         heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
         misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
-        with table_lock(self._storage, configs, load_table_state(self._storage).config.name, "rollback"):
+        with table_lock(self._storage, configs, "rollback"):
             state = load_table_state(self._storage)
             check_writable(state.config, self._storage.base_uri)
             timeline = state.timeline
