@@ -31,6 +31,9 @@ class ReadMetrics:
         log_files_read: log files scanned.
         log_blocks_read: log blocks decoded.
         partitions_listed: partition directories listed.
+        metadata_files_read: metadata-table files (HFiles, logs) read for listing or statistics.
+        files_pruned: file slices skipped by `column_stats` before any data file was opened.
+        partitions_pruned: partitions skipped by `partition_stats`.
     """
 
     footers_read: int = 0
@@ -41,6 +44,9 @@ class ReadMetrics:
     log_files_read: int = 0
     log_blocks_read: int = 0
     partitions_listed: int = 0
+    metadata_files_read: int = 0
+    files_pruned: int = 0
+    partitions_pruned: int = 0
 
     def minus(self, other: ReadMetrics) -> ReadMetrics:
         return ReadMetrics(**{f.name: getattr(self, f.name) - getattr(other, f.name) for f in dataclasses.fields(self)})

@@ -191,7 +191,7 @@ class HudiIndexConfig:
         "hoodie.index.type",
         lambda raw: raw.strip().upper(),
         "SIMPLE",
-        "SIMPLE (default), BLOOM, BUCKET, GLOBAL_SIMPLE or GLOBAL_BLOOM.",
+        "SIMPLE (default), BLOOM, BUCKET, GLOBAL_SIMPLE, GLOBAL_BLOOM or RECORD_INDEX (metadata table).",
     )
     BUCKET_ENGINE = option(
         "hoodie.index.bucket.engine", lambda raw: raw.strip().upper(), "SIMPLE", "Bucket index engine (SIMPLE)."

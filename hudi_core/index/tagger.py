@@ -13,7 +13,7 @@ Tagging never reads whole base files.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -27,10 +27,16 @@ from hudi_core.file_group.base_file.parquet import open_parquet, read_parquet
 from hudi_core.index.bloom_filter import BloomFilter
 from hudi_core.index.bucket import bucket_file_id, bucket_ids, existing_buckets
 from hudi_core.keygen import RecordKeySpec
+from hudi_core.metadata.keys import bloom_filter_key
+from hudi_core.metadata.partitions import MetadataPartition
+from hudi_core.metadata.reader import KeyFilter
+from hudi_core.metadata.record_index import location_of
 from hudi_core.schema.meta_fields import RECORD_KEY
 from hudi_core.storage import Storage
+from hudi_core.table.listing import metadata_table_reader
+from hudi_core.table.state import load_table_config, load_table_state
 
-INDEX_TYPES = ("SIMPLE", "BLOOM", "BUCKET", "GLOBAL_SIMPLE", "GLOBAL_BLOOM")
+INDEX_TYPES = ("SIMPLE", "BLOOM", "BUCKET", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "RECORD_INDEX")
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,8 @@ class IndexSpec:
 
     @property
     def is_global(self) -> bool:
-        return self.index_type.startswith("GLOBAL_")
+        """Keys are unique across partitions (the record index is global, as in Hudi)."""
+        return self.index_type.startswith("GLOBAL_") or self.index_type == "RECORD_INDEX"
 
 
 @dataclass(frozen=True)
@@ -81,9 +88,16 @@ def stored_keys(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec) ->
     return stored.combine_chunks() if isinstance(stored, pa.ChunkedArray) else stored
 
 
-def _bloom_candidates(storage: Storage, file_slice: FileSlice, incoming: pa.Array, prune_by_ranges: bool) -> bool:
-    """Whether any incoming key may be in this base file, by its footer range and bloom filter."""
+def _bloom_candidates(
+    storage: Storage, file_slice: FileSlice, incoming: pa.Array, prune_by_ranges: bool, stored: BloomFilter | None
+) -> bool:
+    """Whether any incoming key may be in this base file, by its footer range and bloom filter.
+
+    `stored` is the file's filter from the metadata table's `bloom_filters`: no footer is read then.
+    """
     assert file_slice.base_file_path is not None
+    if stored is not None:
+        return len(incoming) > 0 and bool(stored.might_contain(incoming).any())
     footer = open_parquet(storage, file_slice.base_file_path).metadata.metadata or {}
     candidates = incoming
     low, high = footer.get(b"hoodie_min_record_key"), footer.get(b"hoodie_max_record_key")
@@ -109,14 +123,25 @@ def tag(
     """Locates the incoming records among the latest file slices (`slices`: partition -> slices)."""
     if index.index_type == "BUCKET":
         return _tag_buckets(index, keys, incoming_keys, incoming_partitions, slices)
+    if index.index_type == "RECORD_INDEX":
+        tags = tag_by_record_index(storage, incoming_keys, slices)
+        if tags is not None:
+            return tags
+        # the record index is built by this write's commit: until then keys are looked up in files
+        index = replace(index, index_type="GLOBAL_SIMPLE")
     files = [s for group in slices.values() for s in group if s.base_file_path is not None]
     if index.index_type in ("BLOOM", "GLOBAL_BLOOM"):
         by_partition = {}
         for partition in {s.partition_path for s in files}:
             mask = pc.equal(incoming_partitions, partition) if not index.is_global else None
             by_partition[partition] = incoming_keys if mask is None else incoming_keys.filter(mask)
+        stored = metadata_bloom_filters(storage, files)
         files = [
-            s for s in files if _bloom_candidates(storage, s, by_partition[s.partition_path], index.prune_by_ranges)
+            s
+            for s in files
+            if _bloom_candidates(
+                storage, s, by_partition[s.partition_path], index.prune_by_ranges, stored.get(s.base_file_path or "")
+            )
         ]
     # Each file is matched against the incoming keys that could be in it (its partition's, or all
     # of them under a global index), hashing the file's keys: no table-wide key set is built.
@@ -180,3 +205,51 @@ def _tag_buckets(
         existing.get(p, {}).get(int(b), bucket_file_id(int(b))) for p, b in zip(partitions, buckets, strict=True)
     ]
     return Tags(pa.array(file_ids, pa.string()), pa.array(partitions, pa.string()))
+
+
+def tag_by_record_index(
+    storage: Storage, incoming_keys: pa.Array, slices: Mapping[str, Sequence[FileSlice]]
+) -> Tags | None:
+    """Locations from the metadata table's `record_index`: one key lookup per record, no data file read.
+
+    A location whose file group is no longer live (replaced by insert_overwrite) counts as new.
+    Returns None when the table has no published record index yet.
+    """
+    reader = metadata_table_reader(storage, load_table_state(storage).timeline)
+    if reader is None or MetadataPartition.RECORD_INDEX.path not in load_table_config(storage).metadata_partitions:
+        return None
+    keys = incoming_keys.combine_chunks() if isinstance(incoming_keys, pa.ChunkedArray) else incoming_keys
+    found = reader.records(MetadataPartition.RECORD_INDEX, KeyFilter(keys=frozenset(keys.to_pylist())))
+    live = {(p, s.file_id) for p, group in slices.items() for s in group}
+    file_ids: list[str | None] = []
+    partitions: list[str | None] = []
+    for key in keys.to_pylist():
+        record = found.get(key)
+        location = location_of(record) if record is not None else None
+        if location is None or location not in live:
+            file_ids.append(None)
+            partitions.append(None)
+        else:
+            partitions.append(location[0])
+            file_ids.append(location[1])
+    return Tags(pa.array(file_ids, pa.string()), pa.array(partitions, pa.string()))
+
+
+def metadata_bloom_filters(storage: Storage, files: Sequence[FileSlice]) -> dict[str, BloomFilter]:
+    """Base file path -> bloom filter, from the metadata table's `bloom_filters` when it keeps them."""
+    if MetadataPartition.BLOOM_FILTERS.path not in load_table_config(storage).metadata_partitions:
+        return {}
+    reader = metadata_table_reader(storage, load_table_state(storage).timeline)
+    if reader is None:
+        return {}
+    wanted = {bloom_filter_key(s.partition_path, s.base_file): s for s in files if s.base_file}
+    found = reader.records(MetadataPartition.BLOOM_FILTERS, KeyFilter(keys=frozenset(wanted)))
+    filters: dict[str, BloomFilter] = {}
+    for key, record in found.items():
+        bloom = record.get("BloomFilterMetadata") or {}
+        path = wanted[key].base_file_path
+        if bloom.get("bloomFilter") and path is not None:
+            filters[path] = BloomFilter.deserialize(
+                bytes(bloom["bloomFilter"]).decode(), bloom.get("type") or "DYNAMIC_V0"
+            )
+    return filters

@@ -16,6 +16,7 @@ from hudi_core.concurrency import table_lock
 from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import ConcurrentWriteError
+from hudi_core.metadata.sync import data_timeline_writer
 from hudi_core.services.rollback import rollback_instant
 from hudi_core.storage import Storage
 from hudi_core.table.state import TableState, load_table_state
@@ -59,7 +60,7 @@ class ServiceContext:
         return load_table_state(self.storage)
 
     def writer(self, state: TableState) -> TimelineWriter:
-        return TimelineWriter(self.storage, state.timeline.timeline_dir, state.timeline.layout_version)
+        return data_timeline_writer(self.storage, state.timeline, self.configs)
 
     @contextmanager
     def locked(self, purpose: str) -> Iterator[TableState]:

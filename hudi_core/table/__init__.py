@@ -25,12 +25,15 @@ import pyarrow as pa
 from hudi_core.concurrency import retry_on_conflict
 from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.concurrency import HudiLockConfig
+from hudi_core.config.metadata import HudiMetadataConfig
 from hudi_core.config.read import HudiReadConfig, IncrementalFormat, QueryType
 from hudi_core.config.table import HudiTableConfig, TableConfig
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.engine.arrow import iter_plan, plan_batch_reader, read_plan
 from hudi_core.errors import HudiConfigError, HudiError, TableExistsError
 from hudi_core.file_group import FileSlice
+from hudi_core.metadata.indexing import build_metadata_partitions
+from hudi_core.metadata.validate import MetadataValidation, validate_metadata
 from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.services import archival, clean, clustering, compaction, savepoint
 from hudi_core.services.base import ServiceContext, ServiceResult
@@ -290,7 +293,8 @@ class HudiTable:
         return start_time, normalize_instant_time(end) if end is not None else None
 
     def _scanner(self, state: TableState) -> TableScanner:
-        return TableScanner(self._storage, state.config, state.timeline)
+        use_metadata = HudiConfigs(self._options).value(HudiMetadataConfig.ENABLE)
+        return TableScanner(self._storage, state.config, state.timeline, use_metadata)
 
     # ---- creating -----------------------------------------------------------------------------
 
@@ -483,6 +487,19 @@ class HudiTable:
     def rollback(self, instant: str) -> Instant:
         """Rolls back a failed write, or the latest completed write; returns the rollback instant."""
         return WriteClient(self._storage, self._write_options).rollback(normalize_instant_time(instant))
+
+    # ---- metadata table -----------------------------------------------------------------------
+
+    def build_metadata_index(self, partitions: Sequence[str], options: Mapping[str, str] | None = None) -> str | None:
+        """Builds metadata-table partitions (`files`, `column_stats`, `record_index`, ...) from the
+        table as it is, in an `indexing` instant; returns it (None when all exist already)."""
+        merged = {**self._write_options, **(options or {})}
+        validate_options(merged)
+        return build_metadata_partitions(self._storage, partitions, HudiConfigs(merged))
+
+    def validate_metadata(self) -> MetadataValidation:
+        """Compares the metadata table with a listing of storage and reports every difference."""
+        return validate_metadata(self._storage)
 
 
 def write_hudi(

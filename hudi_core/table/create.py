@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from hudi_core.config import HudiConfigs, enum_parser, validate_options
-from hudi_core.config.properties import format_properties, table_checksum
+from hudi_core.config.properties import format_properties, parse_properties, table_checksum
 from hudi_core.config.table import (
     COMMIT_TIME_STRATEGY_ID,
     DEFAULT_PAYLOAD_CLASS,
@@ -41,6 +41,7 @@ from hudi_core.storage import Storage
 TABLE_VERSION = 8
 METAFOLDER = ".hoodie"
 PROPERTIES_FILE = ".hoodie/hoodie.properties"
+PROPERTIES_BACKUP_FILE = ".hoodie/hoodie.properties.backup"
 PARTITION_METAFILE = ".hoodie_partition_metadata"
 # Empty folders Spark creates with a table; Java tools expect them.
 _EMPTY_DIRS = (
@@ -215,3 +216,25 @@ def table_definition(
         partition_field_types=types,
         extra=extra,
     )
+
+
+def update_table_properties(storage: Storage, updates: Mapping[str, str | None]) -> None:
+    """Changes hoodie.properties entries (None removes one) with Hudi's update protocol.
+
+    The current file is copied to `hoodie.properties.backup` first, so a reader that meets a
+    half-written file falls back to the backup; the backup goes once the new file is in place.
+    """
+    current = storage.read_bytes(PROPERTIES_FILE)
+    props = parse_properties(current.decode("utf-8"), storage.full_path(PROPERTIES_FILE))
+    changed = dict(props)
+    for key, value in updates.items():
+        if value is None:
+            changed.pop(key, None)
+        else:
+            changed[key] = value
+    if changed == props:
+        return
+    storage.write_atomic(PROPERTIES_BACKUP_FILE, current)
+    text = format_properties(changed, f"Updated at {datetime.now(UTC).isoformat()}")
+    storage.write_atomic(PROPERTIES_FILE, text.encode("utf-8"))
+    storage.delete(PROPERTIES_BACKUP_FILE)

@@ -1,10 +1,14 @@
-"""Listing a table's partitions from storage.
+"""Listing a table's partitions and files: from the metadata table when the table keeps one,
+otherwise from storage.
 
 Without a metadata table, Hudi finds partitions by their `.hoodie_partition_metadata` file
 (`FSUtils.getAllFoldersWithPartitionMetaFile`); non-partitioned tables keep it at the base path.
 Partitions are never nested, so the walk stops descending once it finds one. Hidden folders
 (`.hoodie`, `.temp`, ...) are skipped; stray files such as `.DS_Store`, `.crc` checksums or Spark
 `_SUCCESS` markers are left for the file-name parsers to reject.
+
+With a metadata table whose `files` partition is in `hoodie.table.metadata.partitions`, the
+`files` partition is the listing, as it is for Apache Hudi and hudi-rs (notes §5.4).
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ from hudi_core import metrics
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import latest_file_slices, visible_instants
 from hudi_core.file_group.naming import PARTITION_METAFILE_PREFIX
+from hudi_core.metadata.partitions import MetadataPartition
+from hudi_core.metadata.reader import METADATA_DIR, MetadataTableReader
 from hudi_core.storage import FileEntry, Storage
+from hudi_core.table.state import load_table_config
 from hudi_core.timeline import Timeline
 
 
 def list_partitions(storage: Storage) -> dict[str, list[FileEntry]]:
-    """Every partition path (relative to the base path) with the entries it contains."""
+    """Every partition path (relative to the base path) with the entries it contains, from storage."""
     partitions: dict[str, list[FileEntry]] = {}
     pending = [""]
     while pending:
@@ -39,13 +46,59 @@ def list_partitions(storage: Storage) -> dict[str, list[FileEntry]]:
     return dict(sorted(partitions.items()))
 
 
+def metadata_table_reader(storage: Storage, timeline: Timeline) -> MetadataTableReader | None:
+    """The table's metadata table when readers list through it (v8+, `files` published, present)."""
+    config = load_table_config(storage)
+    if config.version < 8 or MetadataPartition.FILES.path not in config.metadata_partitions:
+        return None
+    if not storage.exists(f"{METADATA_DIR}/.hoodie/hoodie.properties"):
+        return None  # declared but missing (a table whose metadata table was not shipped): list storage
+    return MetadataTableReader(storage, timeline)
+
+
+class FileListing:
+    """Partitions and their files, listed once per planning."""
+
+    def __init__(self, storage: Storage, timeline: Timeline, use_metadata: bool = True) -> None:
+        self.storage = storage
+        self.metadata = metadata_table_reader(storage, timeline) if use_metadata else None
+        self._listed: dict[str, list[FileEntry]] | None = None
+
+    def partitions(self) -> list[str]:
+        if self.metadata is not None:
+            return self.metadata.all_partitions()
+        return list(self._storage_listing())
+
+    def files(self, partitions: Iterable[str]) -> dict[str, list[FileEntry]]:
+        wanted = sorted(set(partitions))
+        if self.metadata is not None:
+            listed = self.metadata.partition_files(wanted)
+            return {p: [FileEntry(name, size, False) for name, size in listed.get(p, {}).items()] for p in wanted}
+        if self._listed is not None:
+            return {p: self._listed[p] for p in wanted if p in self._listed}
+        found: dict[str, list[FileEntry]] = {}
+        for partition in wanted:
+            if self.storage.exists(partition):
+                found[partition] = self.storage.list_dir(partition)
+                metrics.add(partitions_listed=1)
+        return found
+
+    def all_files(self) -> dict[str, list[FileEntry]]:
+        if self.metadata is None:
+            return self._storage_listing()
+        return self.files(self.partitions())
+
+    def _storage_listing(self) -> dict[str, list[FileEntry]]:
+        if self._listed is None:
+            self._listed = list_partitions(self.storage)
+        return self._listed
+
+
 def latest_slices(
     storage: Storage, timeline: Timeline, partitions: Iterable[str] | None = None
 ) -> dict[str, list[FileSlice]]:
     """The latest file slice of every file group (of `partitions`, or of every partition) by partition."""
     view = visible_instants(timeline, timeline.completed_data_instants(), None)
-    if partitions is None:
-        listed = list_partitions(storage)
-    else:
-        listed = {p: storage.list_dir(p) for p in sorted(set(partitions))}
+    listing = FileListing(storage, timeline)
+    listed = listing.all_files() if partitions is None else listing.files(partitions)
     return {partition: latest_file_slices(partition, entries, view) for partition, entries in listed.items()}

@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 
 import pyarrow as pa
 
-from hudi_core import metrics
 from hudi_core.config.read import HudiReadConfig
 from hudi_core.config.table import TableConfig
 from hudi_core.errors import IncrementalRangeUnavailableError, SchemaError
@@ -33,10 +32,11 @@ from hudi_core.file_group.log_file.scanner import BlockVisibility
 from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.merge.record_merger import MergeSpec
-from hudi_core.schema.meta_fields import COMMIT_TIME, IS_DELETED
+from hudi_core.metadata.skipping import DataSkipping
+from hudi_core.schema.meta_fields import COMMIT_TIME, IS_DELETED, with_meta_fields
 from hudi_core.schema.resolver import resolve_avro_schema, table_arrow_schema
 from hudi_core.storage import Storage
-from hudi_core.table.listing import list_partitions
+from hudi_core.table.listing import FileListing
 from hudi_core.table.partition import PartitionPruner
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.instant import Action, Instant
@@ -72,10 +72,11 @@ INCREMENTAL_FALLBACK_KEY = HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN.key
 class TableScanner:
     """Plans reads of one table over one loaded timeline."""
 
-    def __init__(self, storage: Storage, config: TableConfig, timeline: Timeline) -> None:
+    def __init__(self, storage: Storage, config: TableConfig, timeline: Timeline, use_metadata: bool = True) -> None:
         self._storage = storage
         self._config = config
         self._timeline = timeline
+        self._use_metadata = use_metadata
 
     # ---- snapshot and time travel -------------------------------------------------------------
 
@@ -97,11 +98,22 @@ class TableScanner:
         view = self._visible(completed, upper_bound=as_of)
         request = self._with_merging(request, schema, view)
         pruner = PartitionPruner(self._config, schema)
+        listing = FileListing(self._storage, self._timeline, self._use_metadata)
+        partitions = [p for p in listing.partitions() if pruner.may_match(p, parsed)]
+        skipping = self._skipping(listing, schema, parsed)
+        if skipping is not None:
+            partitions = skipping.partitions(partitions)
         slices: list[FileSlice] = []
-        for partition, entries in list_partitions(self._storage).items():
-            if pruner.may_match(partition, parsed):
-                slices.extend(latest_file_slices(partition, entries, view))
+        for partition, entries in listing.files(partitions).items():
+            slices.extend(latest_file_slices(partition, entries, view))
+        if skipping is not None:
+            slices = skipping.slices(slices)
         return ScanPlan(schema, output, request, tuple(_readable(slices, read_optimized)), tuple(completed))
+
+    def _skipping(self, listing: FileListing, schema: pa.Schema, filters: Sequence[Filter]) -> DataSkipping | None:
+        if listing.metadata is None or not filters:
+            return None
+        return DataSkipping(listing.metadata, self._config.metadata_partitions, with_meta_fields(schema), filters)
 
     # ---- incremental --------------------------------------------------------------------------
 
@@ -176,11 +188,9 @@ class TableScanner:
         request = self._with_merging(request, schema, view)
         pruner = PartitionPruner(self._config, schema)
         slices: list[FileSlice] = []
-        for partition in sorted({p for p, _ in groups}):
-            if not pruner.may_match(partition, parsed):
-                continue
-            entries = self._storage.list_dir(partition)
-            metrics.add(partitions_listed=1)
+        wanted = [p for p in sorted({p for p, _ in groups}) if pruner.may_match(p, parsed)]
+        listing = FileListing(self._storage, self._timeline, self._use_metadata)
+        for partition, entries in listing.files(wanted).items():
             slices.extend(s for s in latest_file_slices(partition, entries, view) if (partition, s.file_id) in groups)
         return ScanPlan(schema, output, request, tuple(slices), tuple(visible))
 

@@ -442,3 +442,38 @@ RESTORE_METADATA: JsonSchema = {
         },
     ],
 }
+
+
+# Building metadata-table partitions on an existing table: the `indexing` action.
+INDEX_PARTITION_INFO: JsonSchema = {
+    "type": "record",
+    "name": "HoodieIndexPartitionInfo",
+    "namespace": NAMESPACE,
+    "fields": [
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        _optional("metadataPartitionPath", _string()),
+        _optional("indexUptoInstant", _string()),
+        _optional("extraMetadata", _string_map(_string())),
+    ],
+}
+
+INDEX_PLAN: JsonSchema = {
+    "type": "record",
+    "name": "HoodieIndexPlan",
+    "namespace": NAMESPACE,
+    "fields": [
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        _optional("indexPartitionInfos", {"type": "array", "items": INDEX_PARTITION_INFO}),
+    ],
+}
+
+INDEX_COMMIT_METADATA: JsonSchema = {
+    "type": "record",
+    "name": "HoodieIndexCommitMetadata",
+    "namespace": NAMESPACE,
+    "fields": [
+        {"name": "version", "type": ["int", "null"], "default": 1},
+        _optional("operationType", _string()),
+        _optional("indexPartitionInfos", {"type": "array", "items": INDEX_PARTITION_INFO}),
+    ],
+}

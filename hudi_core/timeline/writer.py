@@ -11,6 +11,7 @@ from __future__ import annotations
 import posixpath
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from hudi_core.errors import CommitError, ConcurrentWriteError
@@ -54,10 +55,19 @@ def latest_time_on(timeline: Timeline) -> str | None:
 class TimelineWriter:
     """Creates and transitions instant files of one table's timeline."""
 
-    def __init__(self, storage: Storage, timeline_dir: str, layout_version: int) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        timeline_dir: str,
+        layout_version: int,
+        before_complete: Callable[[Instant, bytes], None] | None = None,
+    ) -> None:
+        """`before_complete(instant, content)` runs before an instant's completed file is published
+        (the data table's metadata-table sync); if it raises, the instant stays pending."""
         self._storage = storage
         self.timeline_dir = timeline_dir
         self.layout_version = layout_version
+        self._before_complete = before_complete
 
     def _path(self, name: str) -> str:
         return posixpath.join(self.timeline_dir, name)
@@ -82,6 +92,8 @@ class TimelineWriter:
 
     def complete(self, instant: Instant, content: bytes, after: str | None = None) -> Instant:
         """Publishes the completed file; its completion time is newer than anything seen so far."""
+        if self._before_complete is not None:
+            self._before_complete(instant, content)
         completion = (
             new_instant_time(after=max(instant.requested_time, after or "0")) if self.layout_version >= 2 else None
         )

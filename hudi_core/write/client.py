@@ -58,6 +58,8 @@ from hudi_core.errors import (
 from hudi_core.file_group import FileSlice
 from hudi_core.index.tagger import IndexSpec, Tags, tag
 from hudi_core.keygen import KeyGenerator
+from hudi_core.metadata.partitions import MetadataPartition
+from hudi_core.metadata.sync import data_timeline_writer
 from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.schema.meta_fields import without_meta_fields
@@ -238,10 +240,11 @@ def check_writable(config: TableConfig, where: str) -> None:
         raise UnsupportedTableVersionError(
             f"{where} is table version {config.version}; hudi_core writes table version 8 only"
         )
-    if config.metadata_partitions:
+    unknown = [p for p in config.metadata_partitions if p and MetadataPartition.named(p) is None]
+    if unknown:
         raise UnsupportedFeatureError(
-            f"{where} keeps metadata-table partitions {config.metadata_partitions} in sync; writing without "
-            "maintaining them would hide new files from readers that trust the metadata table"
+            f"{where} keeps metadata-table partitions {unknown} in sync (secondary or expression indexes); "
+            "writing without maintaining them would leave them stale for readers that trust them"
         )
 
 
@@ -443,7 +446,7 @@ class WriteClient:
         with table_lock(self._storage, configs, purpose):
             state = load_table_state(self._storage)
             check_no_pending_restore(state.timeline)
-            writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
+            writer = data_timeline_writer(self._storage, state.timeline, configs)
             self._recover(state.timeline, writer, configs)
             yield load_table_state(self._storage), writer
 
@@ -509,7 +512,7 @@ class WriteClient:
             with lock:
                 state = load_table_state(self._storage)
                 current = state.timeline.find(instant.requested_time) or instant
-                writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
+                writer = data_timeline_writer(self._storage, state.timeline, configs)
                 rollback_instant(self._storage, state.timeline, writer, current, action)
         except HudiError:
             return
@@ -723,7 +726,7 @@ class WriteClient:
                 mine = written_file_groups(stats, replaced)
                 check_write_conflicts(self._storage, state.timeline, snapshot, inflight.requested_time, mine)
                 after = latest_time_on(state.timeline)
-            writer = TimelineWriter(self._storage, state.timeline.timeline_dir, state.timeline.layout_version)
+            writer = data_timeline_writer(self._storage, state.timeline, settings.configs)
             avro_schema = table_avro_schema(schema, settings.config.name)
             try:
                 return self._complete(finish, current, writer, stats, avro_schema, replaced, after)
@@ -769,7 +772,7 @@ class WriteClient:
                     )
             elif not heartbeat_expired(self._storage, instant_time, heartbeat_ms, misses):
                 raise ConcurrentWriteError(f"instant {instant_time} is being written by a live writer")
-            writer = TimelineWriter(self._storage, timeline.timeline_dir, timeline.layout_version)
+            writer = data_timeline_writer(self._storage, timeline, configs)
             return rollback_instant(self._storage, timeline, writer, target, timeline.pending_action(target))
 
 

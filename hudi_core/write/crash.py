@@ -34,6 +34,9 @@ CRASH_POINTS: tuple[str, ...] = (
     "restore.after_plan",
     "restore.after_first_rollback",
     "restore.after_rollbacks",
+    "metadata.after_log_files",
+    "metadata.after_deltacommit",
+    "metadata.after_compaction_files",
 )
 
 

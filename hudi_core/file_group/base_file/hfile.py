@@ -38,7 +38,7 @@ class HFileTrailer:
     major_version: int
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
+def read_varint(data: bytes, pos: int) -> tuple[int, int]:
     """A protobuf base-128 varint at `pos`; returns (value, next position)."""
     result = shift = 0
     while True:
@@ -52,17 +52,17 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
             return result, pos
 
 
-def _protobuf_fields(data: bytes) -> dict[int, list[int | bytes]]:
+def protobuf_fields(data: bytes) -> dict[int, list[int | bytes]]:
     fields: dict[int, list[int | bytes]] = {}
     pos = 0
     while pos < len(data):
-        tag, pos = _varint(data, pos)
+        tag, pos = read_varint(data, pos)
         number, wire = tag >> 3, tag & 7
         value: int | bytes
         if wire == 0:
-            value, pos = _varint(data, pos)
+            value, pos = read_varint(data, pos)
         elif wire == 2:
-            length, pos = _varint(data, pos)
+            length, pos = read_varint(data, pos)
             value, pos = data[pos : pos + length], pos + length
         elif wire == 1:
             value, pos = data[pos : pos + 8], pos + 8
@@ -99,8 +99,8 @@ def read_trailer(data: bytes, where: str) -> HFileTrailer:
     major = version & 0x00FFFFFF
     if major != 3:
         raise UnsupportedFeatureError(f"{where}: HFile major version {major} is not supported (expected 3)")
-    length, pos = _varint(trailer, len(TRAILER_MAGIC))
-    fields = _protobuf_fields(trailer[pos : pos + length])
+    length, pos = read_varint(trailer, len(TRAILER_MAGIC))
+    fields = protobuf_fields(trailer[pos : pos + length])
 
     def number(field: int, default: int = 0) -> int:
         values = fields.get(field)
@@ -173,11 +173,11 @@ def read_hfile_info(data: bytes, where: str) -> dict[bytes, bytes]:
     magic, payload, _ = _block(data, trailer.file_info_offset, trailer.compression_codec, where)
     if magic != FILE_INFO_MAGIC or not payload.startswith(b"PBUF"):
         raise FileFormatError(f"{where}: no HFile file-info block at {trailer.file_info_offset}")
-    length, pos = _varint(payload, 4)
+    length, pos = read_varint(payload, 4)
     info: dict[bytes, bytes] = {}
-    for entry in _protobuf_fields(payload[pos : pos + length]).get(1, []):
+    for entry in protobuf_fields(payload[pos : pos + length]).get(1, []):
         if isinstance(entry, bytes):
-            pair = _protobuf_fields(entry)
+            pair = protobuf_fields(entry)
             key, value = pair.get(1, [b""])[0], pair.get(2, [b""])[0]
             if isinstance(key, bytes) and isinstance(value, bytes):
                 info[key] = value

@@ -58,10 +58,11 @@ def _frame_is_sound(data: bytes, length_end: int, block_length: int) -> bool:
     return len(following) < len(MAGIC) or following == MAGIC
 
 
-def read_log_blocks(data: bytes, log_file: str) -> list[RawBlock]:
+def read_log_blocks(data: bytes, log_file: str, counted: bool = True) -> list[RawBlock]:
     """Every block of a log file's bytes, in file order (corrupt stretches as CORRUPT blocks).
 
-    Block contents are views into `data`, not copies.
+    Block contents are views into `data`, not copies. `counted=False` keeps metadata-table logs
+    out of the data log counters.
     """
     view = memoryview(data)
     blocks: list[RawBlock] = []
@@ -83,7 +84,8 @@ def read_log_blocks(data: bytes, log_file: str) -> list[RawBlock]:
         pos += 8
         blocks.append(_parse_block(view, pos, pos + block_length, log_file, start))
         pos += block_length
-    metrics.add(log_files_read=1, log_blocks_read=len(blocks))
+    if counted:
+        metrics.add(log_files_read=1, log_blocks_read=len(blocks))
     return blocks
 
 

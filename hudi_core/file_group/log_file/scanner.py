@@ -62,9 +62,11 @@ def effective_blocks(blocks: Sequence[RawBlock], visibility: BlockVisibility) ->
     return kept
 
 
-def scan_log_files(storage: Storage, log_paths: Sequence[str], visibility: BlockVisibility) -> list[RawBlock]:
+def scan_log_files(
+    storage: Storage, log_paths: Sequence[str], visibility: BlockVisibility, counted: bool = True
+) -> list[RawBlock]:
     """Reads the log files of a slice (paths relative to the base path) and applies the rules."""
     blocks: list[RawBlock] = []
     for path in log_paths:
-        blocks.extend(read_log_blocks(storage.read_bytes(path), path))
+        blocks.extend(read_log_blocks(storage.read_bytes(path), path, counted))
     return effective_blocks(blocks, visibility)

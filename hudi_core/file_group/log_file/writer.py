@@ -8,7 +8,6 @@ field's type, or IntWrapper(0) when there is none (notes §4.5).
 
 from __future__ import annotations
 
-import decimal
 import io
 import itertools
 import json
@@ -24,7 +23,7 @@ import pyarrow.parquet as pq
 from hudi_core.file_group.log_file.avro_codec import encode_datums
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey, encode_block
 from hudi_core.file_group.naming import LogFileName
-from hudi_core.schema.wrappers import DELETE_RECORD_LIST_SCHEMA, NAMESPACE
+from hudi_core.schema.wrappers import DELETE_RECORD_LIST_SCHEMA, NAMESPACE, raw_values, wrap_value
 from hudi_core.storage import Storage
 
 AVRO_BLOCK_VERSION = 3
@@ -67,50 +66,6 @@ def parquet_data_block(instant_time: str, writer_schema: dict[str, Any], records
     return encode_block(BlockType.PARQUET_DATA, _header(instant_time, writer_schema), sink.getvalue().to_pybytes())
 
 
-def _wrapper(value: Any, arrow_type: pa.DataType) -> tuple[str, dict[str, Any]] | None:
-    """An ordering value as the union branch Hudi uses for its type (notes §4.5)."""
-    if value is None:
-        return None
-    if pa.types.is_boolean(arrow_type):
-        name, wrapped = "BooleanWrapper", value
-    elif pa.types.is_int8(arrow_type) or pa.types.is_int16(arrow_type) or pa.types.is_int32(arrow_type):
-        name, wrapped = "IntWrapper", int(value)
-    elif pa.types.is_int64(arrow_type):
-        name, wrapped = "LongWrapper", int(value)
-    elif pa.types.is_float32(arrow_type):
-        name, wrapped = "FloatWrapper", float(value)
-    elif pa.types.is_float64(arrow_type):
-        name, wrapped = "DoubleWrapper", float(value)
-    elif pa.types.is_string(arrow_type):
-        name, wrapped = "StringWrapper", value
-    elif pa.types.is_binary(arrow_type) or pa.types.is_fixed_size_binary(arrow_type):
-        name, wrapped = "BytesWrapper", bytes(value)
-    elif pa.types.is_date32(arrow_type):
-        name, wrapped = "DateWrapper", int(value)
-    elif pa.types.is_decimal(arrow_type):
-        name, wrapped = "DecimalWrapper", decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-15))
-    elif pa.types.is_timestamp(arrow_type):
-        name, wrapped = "TimestampMicrosWrapper", int(value)
-    elif pa.types.is_time64(arrow_type):
-        name, wrapped = "TimeMicrosWrapper", int(value)
-    else:
-        return None
-    return f"{NAMESPACE}.{name}", {"value": wrapped}
-
-
-def _raw_ordering_values(ordering: pa.Array) -> list[Any]:
-    """Ordering values in the form their wrapper stores (days, micros, ...)."""
-    kind = ordering.type
-    if pa.types.is_date32(kind):
-        ordering = ordering.cast(pa.int32())
-    elif pa.types.is_timestamp(kind):
-        ordering = ordering.cast(pa.timestamp("us", tz=kind.tz)).cast(pa.int64())
-    elif pa.types.is_time64(kind) or pa.types.is_time32(kind):
-        ordering = ordering.cast(pa.time64("us")).cast(pa.int64())
-    values: list[Any] = ordering.to_pylist()
-    return values
-
-
 def delete_block(
     instant_time: str,
     writer_schema: dict[str, Any],
@@ -124,7 +79,7 @@ def delete_block(
     if ordering is None:
         wrappers: list[Any] = [natural] * len(keys)
     else:
-        wrappers = [_wrapper(v, ordering.type) or natural for v in _raw_ordering_values(ordering)]
+        wrappers = [wrap_value(v, ordering.type) or natural for v in raw_values(ordering)]
     records = [
         {"recordKey": key, "partitionPath": partition, "orderingVal": wrapped}
         for key, partition, wrapped in zip(keys, partitions, wrappers, strict=True)

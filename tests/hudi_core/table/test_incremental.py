@@ -94,7 +94,11 @@ def test_only_file_slices_written_in_the_window_are_opened(table_type: str, tmp_
         rows = table.read_incremental(second.completion_time)
     assert _ids(rows) == [200, 201, 202, 203]
     assert window.base_files_read + window.log_files_read == len(touched)
-    assert window.partitions_listed == len({p for p, _ in touched})
+    assert window.partitions_listed == 0 and window.metadata_files_read > 0  # listed by the metadata table
+    unlisted = HudiTable(table.base_uri, {"hoodie.metadata.enable": "false"})
+    with metrics.capture() as from_storage:
+        assert _ids(unlisted.read_incremental(second.completion_time)) == [200, 201, 202, 203]
+    assert from_storage.partitions_listed == len({p for p, _ in touched})
     with metrics.capture() as snapshot:
         table.read()
     assert snapshot.base_files_read >= len(all_groups) > window.base_files_read

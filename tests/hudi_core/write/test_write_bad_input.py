@@ -391,14 +391,14 @@ def test_upsert_corpus_table_of_other_version_raises_unsupported_version(
     )
 
 
-def test_upsert_table_with_metadata_partitions_raises_unsupported_feature(tmp_path: Path) -> None:
+def test_upsert_table_with_a_secondary_index_raises_unsupported_feature(tmp_path: Path) -> None:
     table = _table(tmp_path)
-    _edit_properties(tmp_path, **{"hoodie.table.metadata.partitions": "files,column_stats"})
+    _edit_properties(tmp_path, **{"hoodie.table.metadata.partitions": "files,secondary_index_rider"})
     _assert_rejected(
         tmp_path,
         lambda: table.upsert(_rows({})),
         UnsupportedFeatureError,
-        r"keeps metadata-table partitions \['files', 'column_stats'\] in sync",
+        r"keeps metadata-table partitions \['secondary_index_rider'\] in sync",
     )
 
 

@@ -1,0 +1,271 @@
+"""Keeping the metadata table in step with the data timeline.
+
+Every data-table instant completes through a `TimelineWriter`; `data_timeline_writer` gives it a
+hook that runs first, under the same table lock: the metadata table records the instant as a
+deltacommit of the same instant time, so the data instant never completes without it (Hudi's
+order: metadata deltacommit, then the data instant). A data-table rollback removes the rolled-back
+instant's deltacommit; when a metadata compaction already absorbed it, the metadata table is
+dropped and rebuilt by the next write. A writer with `hoodie.metadata.enable=false` drops it, so
+no reader trusts a listing nobody maintains (notes §5.4).
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+from collections.abc import Mapping
+
+import pyarrow as pa
+
+from hudi_core.config import HudiConfigs
+from hudi_core.file_group.fs_view import visible_instants
+from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_name
+from hudi_core.file_group.reader import FileGroupReader
+from hudi_core.metadata.column_stats import indexable_columns
+from hudi_core.metadata.partitions import ORDER, MetadataPartition
+from hudi_core.metadata.reader import METADATA_DIR, MetadataTableReader
+from hudi_core.metadata.record import MetadataRecord
+from hudi_core.metadata.record_index import location_record
+from hudi_core.metadata.updates import IndexedColumns, MetadataUpdate, clean_update, commit_update, files_update
+from hudi_core.metadata.writer import MetadataSettings, MetadataTableWriter
+from hudi_core.schema.avro import avro_to_arrow_schema
+from hudi_core.schema.meta_fields import RECORD_KEY, with_meta_fields, without_meta_fields
+from hudi_core.schema.resolver import resolve_avro_schema
+from hudi_core.storage import Storage
+from hudi_core.table.listing import latest_slices, list_partitions
+from hudi_core.table.scan import TableScanner, read_planned_slice
+from hudi_core.table.state import TableState, load_table_state
+from hudi_core.timeline import Timeline
+from hudi_core.timeline.commit_metadata import CommitMetadata
+from hudi_core.timeline.instant import Action, Instant
+from hudi_core.timeline.serde import decode_instant_content
+from hudi_core.timeline.writer import TimelineWriter
+
+logger = logging.getLogger(__name__)
+
+
+def data_timeline_writer(storage: Storage, timeline: Timeline, configs: HudiConfigs) -> TimelineWriter:
+    """The data table's timeline writer, with the metadata table kept in sync on every completion."""
+    sync = MetadataSync(storage, configs)
+    return TimelineWriter(storage, timeline.timeline_dir, timeline.layout_version, before_complete=sync)
+
+
+class MetadataSync:
+    """Records data-table instants in the metadata table."""
+
+    def __init__(self, storage: Storage, configs: HudiConfigs) -> None:
+        self.storage = storage
+        self.settings = MetadataSettings.of(configs)
+
+    def __call__(self, instant: Instant, content: bytes) -> None:
+        state = load_table_state(self.storage)
+        if state.config.version < 8:
+            return  # v6 tables are written by older Hudi versions with their own metadata layout
+        writer = MetadataTableWriter(self.storage, state.config.name, self.settings)
+        if not self.settings.enabled:
+            if writer.exists() or state.config.metadata_partitions:
+                logger.warning("hoodie.metadata.enable=false: dropping the metadata table of %s", state.config.name)
+                writer.delete()
+            return
+        action = instant.action.completed_action
+        if action is Action.ROLLBACK:
+            self._rollback(writer, decode_instant_content(content, instant.requested_time))
+            return
+        if action not in (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT, Action.CLEAN):
+            return  # savepoints and restores change no files (a restore's rollbacks were synced)
+        present = self.ensure_initialized(writer, state)
+        writer.compact_if_due(state.timeline)
+        indexed = self._indexed(present)
+        if action is Action.CLEAN:
+            update = self._clean(decode_instant_content(content, instant.requested_time), indexed, state)
+        else:
+            metadata = CommitMetadata.from_dict(decode_instant_content(content, instant.requested_time), "commit")
+            previous: dict[tuple[str, str], str] = {}
+            replaced: list[str] = []
+            if MetadataPartition.RECORD_INDEX in present:
+                previous = self._previous_base_files(metadata, state)
+                replaced = self._replaced_keys(metadata, state)
+            update = commit_update(self.storage, instant.requested_time, metadata, indexed, previous, replaced)
+        writer.deltacommit(instant.requested_time, update, present)
+
+    def _indexed(self, present: list[MetadataPartition]) -> IndexedColumns:
+        return IndexedColumns(frozenset(present), self.settings.stats_columns, self.settings.max_stats_columns)
+
+    def _rollback(self, writer: MetadataTableWriter, metadata: Mapping[str, object] | None) -> None:
+        if not writer.exists() or metadata is None:
+            return
+        for target in metadata.get("commitsRollback") or ():  # type: ignore[attr-defined]
+            if not writer.rollback(str(target)):
+                # Its records are merged into base files: rebuild from the table as it now is (the
+                # rolled-back instant's files and completed instant are already gone).
+                logger.warning("metadata table absorbed rolled-back instant %s: rebuilding it", target)
+                state = load_table_state(self.storage)
+                kept = [p for p in ORDER if p.path in state.config.metadata_partitions]
+                writer.delete()
+                self.ensure_initialized(writer, load_table_state(self.storage), kept)
+                return
+
+    def _clean(
+        self, metadata: Mapping[str, object] | None, indexed: IndexedColumns, state: TableState
+    ) -> MetadataUpdate:
+        deleted: dict[str, list[str]] = {}
+        for partition, info in ((metadata or {}).get("partitionMetadata") or {}).items():  # type: ignore[attr-defined]
+            names = [posixpath.basename(n) for n in info.get("successDeleteFiles") or ()]
+            if names:
+                deleted[partition] = names
+        return clean_update(deleted, indexed, self._stats_columns(state))
+
+    def _stats_columns(self, state: TableState) -> list[str]:
+        schema = _table_schema(state)
+        return (
+            []
+            if schema is None
+            else indexable_columns(schema, self.settings.stats_columns, self.settings.max_stats_columns)
+        )
+
+    def _previous_base_files(self, metadata: CommitMetadata, state: TableState) -> dict[tuple[str, str], str]:
+        """The base file each rewritten file group had before this commit."""
+        touched = {(s.partition_path, s.file_id) for s in metadata.write_stats() if s.prev_commit}
+        if not touched:
+            return {}
+        previous: dict[tuple[str, str], str] = {}
+        for partition, slices in latest_slices(self.storage, state.timeline, {p for p, _ in touched}).items():
+            for file_slice in slices:
+                if (partition, file_slice.file_id) in touched and file_slice.base_file_path is not None:
+                    previous[(partition, file_slice.file_id)] = file_slice.base_file_path
+        return previous
+
+    def _replaced_keys(self, metadata: CommitMetadata, state: TableState) -> list[str]:
+        """Keys of the file groups an overwrite replaced (clustering moves every key it replaces)."""
+        groups = {(p, f) for p, ids in metadata.partition_to_replace_file_ids.items() for f in ids}
+        if not groups or (metadata.operation_type or "").upper() == "CLUSTER":
+            return []
+        return [key for keys in slice_keys(self.storage, state, groups).values() for key in keys]
+
+    # ---- initialization ------------------------------------------------------------------------
+
+    def ensure_initialized(
+        self, writer: MetadataTableWriter, state: TableState, extra: list[MetadataPartition] | None = None
+    ) -> list[MetadataPartition]:
+        """Builds the enabled (and `extra`) partitions the metadata table lacks; returns the
+        partitions kept in sync."""
+        published = [p for p in state.config.metadata_partitions if p]
+        if published and not writer.exists():
+            published = []  # the table lists partitions of a metadata table that is gone: rebuild
+        if not published and writer.exists():
+            self.storage.delete_dir(METADATA_DIR)  # leftovers of an interrupted build
+        enabled = {*self.settings.partitions, *(extra or ())}
+        wanted = [p for p in ORDER if p in enabled and p.path not in published]
+        if wanted:
+            build = InitialBuild(self.storage, state, self.settings)
+            for partition in wanted:
+                writer.initialize(partition, build.records(partition), published)
+                published.append(partition.path)
+        return [p for p in ORDER if p.path in published]
+
+
+class InitialBuild:
+    """The records of a metadata partition built from the table as it is (a file listing)."""
+
+    def __init__(self, storage: Storage, state: TableState, settings: MetadataSettings) -> None:
+        self.storage = storage
+        self.state = state
+        self.settings = settings
+        self._view = visible_instants(state.timeline, state.timeline.completed_data_instants(), None)
+        self._files: dict[str, dict[str, int]] | None = None
+
+    def committed_files(self) -> dict[str, dict[str, int]]:
+        """Every committed base and log file by partition (older slices too: time travel reads them)."""
+        if self._files is None:
+            self._files = {}
+            for partition, entries in list_partitions(self.storage).items():
+                named = {}
+                for entry in entries:
+                    parsed = parse_base_file_name(entry.name) or parse_log_file_name(entry.name)
+                    if parsed is not None and self._view.sees(parsed.instant_time):
+                        named[entry.name] = entry.size
+                self._files[partition] = named
+        return self._files
+
+    def records(self, partition: MetadataPartition) -> dict[str, MetadataRecord]:
+        update = MetadataUpdate()
+        if partition is MetadataPartition.FILES:
+            files_update(update, self.committed_files(), {})
+            return update.records.get(partition, {})
+        if partition is MetadataPartition.RECORD_INDEX:
+            return self._record_index()
+        metadata = CommitMetadata.from_dict(
+            {"partitionToWriteStats": self._stats_of_latest_files(), "compacted": False}, "initial build"
+        )
+        indexed = IndexedColumns(frozenset([partition]), self.settings.stats_columns, self.settings.max_stats_columns)
+        return commit_update(self.storage, self._latest_instant(), metadata, indexed, {}).records.get(partition, {})
+
+    def _latest_instant(self) -> str:
+        done = self.state.timeline.completed_data_instants()
+        return done[-1].requested_time if done else "00000000000000000"
+
+    def _stats_of_latest_files(self) -> dict[str, list[dict[str, object]]]:
+        stats: dict[str, list[dict[str, object]]] = {}
+        for partition, slices in latest_slices(self.storage, self.state.timeline).items():
+            for file_slice in slices:
+                paths = [file_slice.base_file_path] if file_slice.base_file_path else []
+                for path, size in zip(
+                    [*paths, *file_slice.log_file_paths],
+                    [*([file_slice.base_file_size] if paths else []), *file_slice.log_file_sizes],
+                    strict=True,
+                ):
+                    stats.setdefault(partition, []).append(
+                        {
+                            "fileId": file_slice.file_id,
+                            "path": path,
+                            "fileSizeInBytes": size,
+                            "partitionPath": partition,
+                        }
+                    )
+        return stats
+
+    def _record_index(self) -> dict[str, MetadataRecord]:
+        done = self.state.timeline.completed_data_instants()
+        if not done:
+            return {}
+        instant_time = done[-1].requested_time
+        records: dict[str, MetadataRecord] = {}
+        for (partition, file_id), keys in slice_keys(self.storage, self.state, None).items():
+            for key in keys:
+                records[key] = location_record(partition, file_id, instant_time)
+        return records
+
+
+def slice_keys(
+    storage: Storage, state: TableState, groups: set[tuple[str, str]] | None
+) -> dict[tuple[str, str], list[str]]:
+    """Record keys of the latest slices (of `groups`, or of every file group), merged with their logs."""
+    scanner = TableScanner(storage, state.config, state.timeline, use_metadata=False)
+    completed = state.timeline.completed_data_instants()
+    if not completed:
+        return {}
+    if groups is None:
+        plan = scanner.snapshot([RECORD_KEY], None)
+    else:
+        plan = scanner.file_groups(completed, None, groups, [RECORD_KEY])
+    reader = FileGroupReader(storage)
+    return {
+        (s.partition_path, s.file_id): pa.chunked_array(
+            read_planned_slice(reader, plan, s).column(RECORD_KEY)
+        ).to_pylist()
+        for s in plan.slices
+    }
+
+
+def _table_schema(state: TableState) -> pa.Schema | None:
+    avro = resolve_avro_schema(state.timeline, state.config, state.timeline.completed_data_instants())
+    return None if avro is None else with_meta_fields(without_meta_fields(avro_to_arrow_schema(avro)))
+
+
+def metadata_reader(storage: Storage, state: TableState) -> MetadataTableReader | None:
+    """A reader of the table's metadata table when readers should list through it (notes §5.4)."""
+    if state.config.version < 8 or MetadataPartition.FILES.path not in state.config.metadata_partitions:
+        return None
+    if not storage.exists(f"{METADATA_DIR}/.hoodie/hoodie.properties"):
+        return None  # declared but missing (some corpus tables): list storage
+    return MetadataTableReader(storage, state.timeline)

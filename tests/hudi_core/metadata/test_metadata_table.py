@@ -1,0 +1,335 @@
+"""The metadata table: kept in step by every write operation and service, read by our reader and
+by hudi-rs, pruning filtered reads, serving the RECORD_INDEX, and consistent after crashes.
+
+Each history runs once with every metadata partition on (files, column_stats, partition_stats,
+bloom_filters, record_index); after each step `validate_metadata()` must find no difference with
+a real listing, and our reader and hudi-rs (which lists through the metadata table) must both
+return the model's rows.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from hudi_core import HudiTable, metrics
+from hudi_core.file_group.base_file.hfile import read_hfile_cells
+from hudi_core.file_group.log_file.format import BlockType, HeaderKey
+from hudi_core.file_group.log_file.reader import read_log_blocks
+from hudi_core.metadata.partitions import MetadataPartition
+from hudi_core.metadata.reader import MetadataTableReader
+from hudi_core.metadata.record import decode
+from hudi_core.metadata.writer import hfile_block
+from hudi_core.table.listing import FileListing
+from tests import hudi_rs
+from tests.hudi_core.write.test_crash_safety import EXPIRY_S, OPTIONS, _crash_upsert
+from tests.model import TableModel, canonical, table_rows
+
+SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
+COLUMNS = SCHEMA.names
+ALL_PARTITIONS = {
+    "hoodie.metadata.index.column.stats.enable": "true",
+    "hoodie.metadata.index.partition.stats.enable": "true",
+    "hoodie.metadata.index.bloom.filter.enable": "true",
+    "hoodie.metadata.record.index.enable": "true",
+    "hoodie.metadata.compact.max.delta.commits": "4",
+    "hoodie.clean.commits.retained": "2",
+}
+CITIES = ("sf", "nyc", "la")
+CLEAN_VERSIONS = {"hoodie.clean.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.clean.fileversions.retained": "1"}
+
+
+def _rows(ids: range | list[int], ts: int, city: str | None = None) -> list[dict[str, Any]]:
+    return [{"id": f"id-{i:03d}", "ts": ts, "city": city or CITIES[i % 3], "fare": float(i * ts)} for i in ids]
+
+
+def _arrow(rows: list[dict[str, Any]]) -> pa.Table:
+    return pa.Table.from_pylist(rows, schema=SCHEMA)
+
+
+class History:
+    """A table, its model, and the checks run after every step."""
+
+    def __init__(self, base: Path, table_type: str, options: dict[str, str] | None = None) -> None:
+        self.base = base
+        self.options = {**ALL_PARTITIONS, **(options or {})}
+        self.model = TableModel("id", lambda row: f"city={row['city']}", "ts")
+        self.table = HudiTable.create(
+            str(base),
+            SCHEMA,
+            "mdt_history",
+            ["id"],
+            ["city"],
+            ["ts"],
+            table_type,
+            {"hoodie.datasource.write.hive_style_partitioning": "true"},
+        )
+
+    def upsert(self, rows: list[dict[str, Any]], operation: str = "upsert") -> None:
+        result = getattr(self.table, operation)(_arrow(rows), self.options)
+        self.model.upsert(rows, result.instant_time, result.completion_time)
+
+    def delete(self, rows: list[dict[str, Any]]) -> None:
+        result = self.table.delete(_arrow(rows), self.options)
+        self.model.delete(rows, result.instant_time, result.completion_time)
+
+    def check(self, step: str) -> None:
+        validation = self.table.validate_metadata()
+        assert validation.ok, f"{step}: {validation}"
+        expected = canonical(self.model.snapshot(COLUMNS))
+        assert canonical(table_rows(HudiTable(str(self.base)).read(), COLUMNS)) == expected, f"{step}: ours"
+        assert canonical(table_rows(hudi_rs.snapshot(self.base), COLUMNS)) == expected, f"{step}: hudi-rs"
+        published = HudiTable(str(self.base)).table_config.metadata_partitions
+        assert sorted(published) == sorted(p.path for p in MetadataPartition), step
+
+
+def _row_set(table: pa.Table) -> set[tuple[Any, ...]]:
+    return {tuple(row[c] for c in COLUMNS) for row in table.select(COLUMNS).to_pylist()}
+
+
+def _reload_model(history: History) -> None:
+    """After operations the model does not mirror (overwrites, restores): the model becomes the read."""
+    rows = HudiTable(str(history.base)).read().select(COLUMNS).to_pylist()
+    history.model = TableModel("id", lambda row: f"city={row['city']}", "ts")
+    if rows:
+        history.model.upsert(rows, "0", "0")
+
+
+# ---- every write operation and service ----------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_history_of_every_operation_keeps_metadata_in_sync(table_type: str, tmp_path: Path) -> None:
+    history = History(tmp_path / "t", table_type)
+    history.upsert(_rows(range(30), 1), "bulk_insert")
+    history.check("bulk_insert")
+    history.upsert(_rows(range(30, 40), 1), "insert")
+    history.check("insert")
+    for ts in range(2, 7):  # enough deltacommits for a metadata-table compaction
+        history.upsert(_rows(range(ts * 3, ts * 3 + 12), ts))
+        history.check(f"upsert {ts}")
+    history.delete(_rows([1, 2, 3, 31], 9))
+    history.check("delete")
+    rows = _rows(range(100, 104), 9, "sf")
+    result = history.table.insert_overwrite(_arrow(rows), history.options)
+    history.model.insert_overwrite(rows, result.instant_time, result.completion_time, whole_table=False)
+    history.check("insert_overwrite")
+    result = history.table.delete_partitions(["city=la"], history.options)
+    history.model.delete_partitions(["city=la"], result.instant_time, result.completion_time)
+    history.check("delete_partitions")
+    mdt = history.base / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    assert any(p.name.endswith(".commit") for p in mdt.iterdir()), "the metadata table was never compacted"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_history_of_every_service_keeps_metadata_in_sync(table_type: str, tmp_path: Path) -> None:
+    history = History(tmp_path / "t", table_type)
+    history.upsert(_rows(range(24), 1), "bulk_insert")
+    savepoint = HudiTable(str(history.base)).timeline.completed_data_instants()[-1].requested_time
+    history.table.savepoint(savepoint, options=history.options)
+    for ts in range(2, 5):
+        history.upsert(_rows(range(ts, ts + 8), ts))
+    history.check("upserts")
+    if table_type == "MERGE_ON_READ":
+        assert history.table.log_compact(options=history.options | {"hoodie.log.compaction.blocks.threshold": "2"})
+        history.check("log compaction")
+        assert history.table.compact(options=history.options | {"hoodie.compact.inline.max.delta.commits": "1"})
+        history.check("compaction")
+    clustering = {"hoodie.clustering.plan.strategy.small.file.limit": str(10 * 1024 * 1024)}
+    assert history.table.cluster(options=history.options | clustering)
+    history.check("clustering")
+    history.upsert(_rows(range(5), 7))
+    history.check("upsert after clustering")
+    history.table.clean(options=history.options | CLEAN_VERSIONS)  # inline cleaning may have run already
+    assert any(i.action.value == "clean" for i in HudiTable(str(history.base)).timeline.completed())
+    history.check("clean")
+    history.table.archive(options=history.options | {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"})
+    history.check("archive")
+    last = HudiTable(str(history.base)).timeline.completed_data_instants()[-1].requested_time
+    history.table.rollback(last)
+    _reload_model(history)
+    history.check("rollback of the latest commit")
+    history.table.restore(savepoint, history.options)
+    _reload_model(history)
+    history.check("restore")
+    history.upsert(_rows(range(50, 55), 9))
+    history.check("upsert after restore")
+
+
+# ---- proof that readers use it ----------------------------------------------------------------
+
+
+def _drop_listed_file(base: Path, partition: str, file_name: str) -> None:
+    """Rewrites the metadata log block that added `file_name` so it no longer lists it."""
+    files_dir = base / ".hoodie" / "metadata" / "files"
+    for log in sorted(files_dir.glob(".files-*")):
+        blocks = read_log_blocks(log.read_bytes(), str(log))
+        rewritten = b""
+        changed = False
+        for block in blocks:
+            if block.block_type is not BlockType.HFILE_DATA:
+                continue
+            schema = block.header[HeaderKey.SCHEMA]
+            records = {k.decode(): decode(v, schema) for k, v in read_hfile_cells(bytes(block.content), str(log))}
+            listing = records.get(partition, {}).get("filesystemMetadata") or {}
+            if file_name in listing:
+                del listing[file_name]
+                changed = True
+            rewritten += hfile_block(block.header[HeaderKey.INSTANT_TIME], records)
+        if changed:
+            log.write_bytes(rewritten)
+            return
+    raise AssertionError(f"{file_name} is not listed by any metadata log block")
+
+
+def test_file_dropped_from_files_partition_is_missed_by_readers_and_reported(tmp_path: Path) -> None:
+    base = tmp_path / "t"
+    history = History(base, "COPY_ON_WRITE", {"hoodie.metadata.record.index.enable": "false"})
+    history.upsert(_rows(range(12), 1))
+    history.upsert(_rows(range(200, 205), 2, "austin"))  # a new partition: its one file group is new
+    copy = tmp_path / "copy"
+    shutil.copytree(base, copy)
+    (dropped,) = [p for p in (copy / "city=austin").iterdir() if p.suffix == ".parquet"]
+    _drop_listed_file(copy, "city=austin", dropped.name)
+
+    full = _row_set(hudi_rs.snapshot(base))
+    austin = {r for r in full if r[2] == "austin"}
+    assert len(austin) == 5
+    assert _row_set(hudi_rs.snapshot(copy)) == full - austin, "hudi-rs listed storage"
+    assert _row_set(HudiTable(str(copy)).read()) == full - austin, "ours listed storage"
+    validation = HudiTable(str(copy)).validate_metadata()
+    assert validation.missing_files == [f"city=austin/{dropped.name}"]
+    assert not validation.extra_files and not validation.size_mismatches
+    # Without the metadata table our reader lists storage and sees the file again.
+    assert _row_set(HudiTable(str(copy), {"hoodie.metadata.enable": "false"}).read()) == full
+
+
+# ---- conformance tables --------------------------------------------------------------------------
+
+CORPUS_WITH_METADATA = [
+    "sample_table/cow/v9_txns_nonpart_meta",
+    "sample_table/cow/v9_timebasedkeygen_epochmillis",
+    "sample_table/mor/avro/v9_txns_complex_meta",
+    "sample_table/mor/avro/v9_nonpartitioned_rollback",
+    "sample_table/mor/avro/v9_txns_simple_overwrite",
+    "sample_table/mor/avro/v9_timebasedkeygen_nonhivestyle",
+    "quickstart_trips_table/mor/avro/table_evo_add_col",
+]
+
+
+@pytest.mark.conformance
+@pytest.mark.parametrize("name", CORPUS_WITH_METADATA)
+def test_corpus_table_with_metadata_table_is_listed_through_it(name: str, corpus_table: Callable[[str], Path]) -> None:
+    path = corpus_table(name)
+    table = HudiTable(str(path))
+    assert FileListing(table.storage, table.timeline).metadata is not None
+    with metrics.capture() as through_metadata:
+        listed = table.read()
+    assert through_metadata.partitions_listed == 0 and through_metadata.metadata_files_read > 0
+    from_storage = HudiTable(str(path), {"hoodie.metadata.enable": "false"}).read()
+    assert canonical(table_rows(listed, listed.column_names)) == canonical(
+        table_rows(from_storage, listed.column_names)
+    )
+    assert table.validate_metadata().ok
+
+
+# ---- data skipping -------------------------------------------------------------------------------
+
+
+def test_filtered_read_skips_files_and_partitions_by_statistics(tmp_path: Path) -> None:
+    history = History(tmp_path / "t", "COPY_ON_WRITE", {"hoodie.parquet.small.file.limit": "0"})
+    for batch in range(4):  # four file groups per partition with disjoint fare ranges
+        history.upsert(_rows(range(batch * 30, batch * 30 + 30), 1), "bulk_insert")
+    table = HudiTable(str(history.base))
+    everything = table.read()
+    with metrics.capture() as pruned:
+        narrow = table.read(filters=[("fare", ">=", 95.0), ("fare", "<", 100.0)])
+    expected = everything.filter(
+        pa.compute.and_(pa.compute.greater_equal(everything["fare"], 95.0), pa.compute.less(everything["fare"], 100.0))
+    )
+    assert _row_set(narrow) == _row_set(expected)
+    assert pruned.files_pruned >= 9 and pruned.base_files_read == 3
+    with metrics.capture() as by_partition:
+        table.read(filters=[("city", "=", "nowhere")])
+    assert by_partition.partitions_pruned == 0  # partition values prune by path before statistics
+    with metrics.capture() as by_partition_stats:
+        assert table.read(filters=[("fare", ">", 10_000.0)]).num_rows == 0
+    assert by_partition_stats.partitions_pruned == 3 and by_partition_stats.base_files_read == 0
+
+
+# ---- record index ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_record_index_tags_upserts_like_a_global_index(table_type: str, tmp_path: Path) -> None:
+    history = History(tmp_path / "t", table_type, {"hoodie.index.type": "RECORD_INDEX"})
+    history.upsert(_rows(range(40), 1))
+    history.upsert(_rows(range(20, 50), 2))
+    history.check("record index upserts")
+    reader = MetadataTableReader(history.table.storage, HudiTable(str(history.base)).timeline)
+    assert len(reader.records(MetadataPartition.RECORD_INDEX)) == 50
+    moved = [{**r, "city": "sf"} for r in _rows([4, 5], 3)]  # a global index moves keys across partitions
+    history.model.delete(_rows([4, 5], 2), "0", None)
+    history.upsert(moved)
+    history.check("partition change")
+    with metrics.capture() as tagging:
+        history.upsert(_rows([7, 8], 4))
+    assert tagging.metadata_files_read > 0
+
+
+# ---- switching it off and on ---------------------------------------------------------------------
+
+
+def test_writer_with_metadata_disabled_drops_it_and_indexing_rebuilds_it(tmp_path: Path) -> None:
+    history = History(tmp_path / "t", "MERGE_ON_READ")
+    history.upsert(_rows(range(20), 1))
+    history.upsert(_rows(range(10), 2))
+    history.options = {"hoodie.metadata.enable": "false"}
+    history.upsert(_rows(range(5), 3))
+    assert not (history.base / ".hoodie" / "metadata").exists()
+    assert HudiTable(str(history.base)).table_config.metadata_partitions in ([], [""])
+    assert canonical(table_rows(hudi_rs.snapshot(history.base), COLUMNS)) == canonical(history.model.snapshot(COLUMNS))
+    instant = history.table.build_metadata_index([p.path for p in MetadataPartition], ALL_PARTITIONS)
+    assert instant is not None
+    timeline = HudiTable(str(history.base)).timeline
+    assert any(i.action.value == "indexing" and i.is_completed for i in timeline.instants())
+    history.options = dict(ALL_PARTITIONS)
+    history.check("after indexing")
+    history.upsert(_rows(range(15, 25), 4))
+    history.check("write after indexing")
+
+
+# ---- crashes -----------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", ["metadata.after_log_files", "metadata.after_deltacommit"])
+def test_crash_during_metadata_update_rolls_back_with_the_data(point: str, tmp_path: Path) -> None:
+    """Hudi #4896 / #8079: a writer killed between the metadata deltacommit and the data commit
+    leaves a metadata deltacommit no reader trusts; the rollback of the data instant removes it."""
+    history = History(tmp_path / "t", "MERGE_ON_READ", OPTIONS)
+    history.upsert(_rows(range(20), 1))
+    before = canonical(history.model.snapshot(COLUMNS))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    _crash_upsert(history.base, _rows(range(10, 30), 2), point, scratch)
+    assert canonical(table_rows(hudi_rs.snapshot(history.base), COLUMNS)) == before
+    assert canonical(table_rows(HudiTable(str(history.base)).read(), COLUMNS)) == before
+    time.sleep(EXPIRY_S)  # the crashed writer's heartbeat goes stale
+    history.upsert(_rows(range(25, 35), 3))  # rolls the crashed write back first
+    history.check("after recovery")
+    timeline = HudiTable(str(history.base)).timeline
+    mdt = MetadataTableReader(history.table.storage, timeline).timeline
+    data_times = {i.requested_time for i in timeline.instants()}
+    orphans = [
+        i for i in mdt.instants() if not i.requested_time.startswith("0000") and i.requested_time not in data_times
+    ]
+    assert orphans == [] or all(i.action.value == "commit" for i in orphans), orphans
