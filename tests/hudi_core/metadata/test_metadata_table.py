@@ -285,6 +285,24 @@ def test_record_index_tags_upserts_like_a_global_index(table_type: str, tmp_path
     assert tagging.metadata_files_read > 0
 
 
+def test_bloom_index_reads_filters_from_the_metadata_table_not_footers(tmp_path: Path) -> None:
+    opened = {}
+    for label, bloom_partition in (("metadata", "true"), ("footers", "false")):
+        options = {"hoodie.index.type": "BLOOM", "hoodie.metadata.index.bloom.filter.enable": bloom_partition}
+        history = History(tmp_path / label, "COPY_ON_WRITE", options)
+        history.upsert(_rows(range(30), 1))
+        history.upsert(_rows(range(30, 60), 1), "bulk_insert")  # six base files in all
+        with metrics.capture() as write:
+            history.upsert(_rows([3, 4], 2))  # two files hold these keys
+        opened[label] = write.footers_read
+        assert canonical(table_rows(hudi_rs.snapshot(history.base), COLUMNS)) == canonical(
+            history.model.snapshot(COLUMNS)
+        )
+    # By footers, tagging opens the four files that hold none of the keys too; by the metadata table it
+    # opens only the two it then reads keys from.
+    assert opened["footers"] - opened["metadata"] == 4
+
+
 # ---- switching it off and on ---------------------------------------------------------------------
 
 
@@ -311,12 +329,19 @@ def test_writer_with_metadata_disabled_drops_it_and_indexing_rebuilds_it(tmp_pat
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("point", ["metadata.after_log_files", "metadata.after_deltacommit"])
+@pytest.mark.parametrize(
+    "point", ["metadata.after_log_files", "metadata.after_deltacommit", "metadata.after_compaction_files"]
+)
 def test_crash_during_metadata_update_rolls_back_with_the_data(point: str, tmp_path: Path) -> None:
     """Hudi #4896 / #8079: a writer killed between the metadata deltacommit and the data commit
-    leaves a metadata deltacommit no reader trusts; the rollback of the data instant removes it."""
+    leaves a metadata deltacommit no reader trusts; the rollback of the data instant removes it.
+    A writer killed inside a metadata compaction leaves it pending; the next writer drops it."""
     history = History(tmp_path / "t", "MERGE_ON_READ", OPTIONS)
     history.upsert(_rows(range(20), 1))
+    if point == "metadata.after_compaction_files":  # the crashed write is the one that compacts
+        history.options = {**history.options, "hoodie.metadata.compact.max.delta.commits": "10"}
+        for ts in range(2, 6):  # 5 initial + 5 deltacommits: the next write's sync compacts first
+            history.upsert(_rows(range(ts), ts))
     before = canonical(history.model.snapshot(COLUMNS))
     scratch = tmp_path / "scratch"
     scratch.mkdir()
