@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+import pyarrow as pa
+
 from hudi_core.config import HudiConfigs
 from hudi_core.config.metadata import HudiMetadataConfig
 from hudi_core.config.properties import format_properties, table_checksum
@@ -25,7 +27,7 @@ from hudi_core.file_group.base_file.hfile_writer import write_hfile
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey, encode_block
 from hudi_core.file_group.log_file.writer import delete_block, new_log_file_name
 from hudi_core.file_group.naming import BaseFileName, parse_base_file_name, parse_log_file_name
-from hudi_core.metadata.keys import file_group_index
+from hudi_core.metadata.keys import file_group_index, file_group_indexes
 from hudi_core.metadata.partitions import ORDER, MetadataPartition
 from hudi_core.metadata.reader import INIT_INSTANT_PREFIX, METADATA_DIR, KeyFilter, MetadataTableReader
 from hudi_core.metadata.record import RECORD_SCHEMA_JSON, STORED_SCHEMA, STORED_SCHEMA_JSON, MetadataRecord, encode
@@ -378,9 +380,13 @@ def _last_compaction(timeline: Timeline) -> str:
 
 
 def _route(records: Mapping[str, MetadataRecord], count: int) -> dict[int, dict[str, MetadataRecord]]:
+    """Records by the index of the file group their key maps to."""
     routed: dict[int, dict[str, MetadataRecord]] = {}
-    for key, record in records.items():
-        routed.setdefault(file_group_index(key, count), {})[key] = record
+    if count == 1:
+        return {0: dict(records)} if records else {}
+    keys = list(records)
+    for key, index in zip(keys, file_group_indexes(pa.array(keys, pa.string()), count).tolist(), strict=True):
+        routed.setdefault(index, {})[key] = records[key]
     return routed
 
 
