@@ -33,8 +33,7 @@ from hudi_core.metadata.reader import KeyFilter
 from hudi_core.metadata.record_index import location_of
 from hudi_core.schema.meta_fields import RECORD_KEY
 from hudi_core.storage import Storage
-from hudi_core.table.listing import metadata_table_reader
-from hudi_core.table.state import load_table_config, load_table_state
+from hudi_core.table.listing import metadata_index_reader
 
 INDEX_TYPES = ("SIMPLE", "BLOOM", "BUCKET", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "RECORD_INDEX")
 
@@ -215,8 +214,8 @@ def tag_by_record_index(
     A location whose file group is no longer live (replaced by insert_overwrite) counts as new.
     Returns None when the table has no published record index yet.
     """
-    reader = metadata_table_reader(storage, load_table_state(storage).timeline)
-    if reader is None or MetadataPartition.RECORD_INDEX.path not in load_table_config(storage).metadata_partitions:
+    reader = metadata_index_reader(storage, MetadataPartition.RECORD_INDEX)
+    if reader is None:
         return None
     keys = incoming_keys.combine_chunks() if isinstance(incoming_keys, pa.ChunkedArray) else incoming_keys
     found = reader.records(MetadataPartition.RECORD_INDEX, KeyFilter(keys=frozenset(keys.to_pylist())))
@@ -237,9 +236,7 @@ def tag_by_record_index(
 
 def metadata_bloom_filters(storage: Storage, files: Sequence[FileSlice]) -> dict[str, BloomFilter]:
     """Base file path -> bloom filter, from the metadata table's `bloom_filters` when it keeps them."""
-    if MetadataPartition.BLOOM_FILTERS.path not in load_table_config(storage).metadata_partitions:
-        return {}
-    reader = metadata_table_reader(storage, load_table_state(storage).timeline)
+    reader = metadata_index_reader(storage, MetadataPartition.BLOOM_FILTERS)
     if reader is None:
         return {}
     wanted = {bloom_filter_key(s.partition_path, s.base_file): s for s in files if s.base_file}

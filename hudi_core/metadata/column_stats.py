@@ -129,9 +129,7 @@ def arrow_ranges(table: pa.Table, columns: Iterable[str]) -> list[ColumnRange]:
 def _wrapped(value: Any, arrow_type: pa.DataType) -> Any:
     if value is None:
         return None
-    raw = raw_values(pa.array([value], type=arrow_type))[0]
-    branch = wrap_value(raw, arrow_type)
-    return None if branch is None else branch
+    return wrap_value(raw_values(pa.array([value], type=arrow_type))[0], arrow_type)
 
 
 def stats_payload(

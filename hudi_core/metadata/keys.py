@@ -19,7 +19,6 @@ import xxhash
 from hudi_core.metadata.record import partition_name
 
 XXHASH_SEED = 0xFFFFFFFFDABADABA
-_INT_MIN = -(2**31)
 
 
 def _xxh64(text: str) -> str:
@@ -57,15 +56,10 @@ def java_string_hash(key: str) -> int:
     return h - 2**32 if h >= 2**31 else h
 
 
-def _index_of_hash(h: int, count: int) -> int:
-    magnitude = h if h == _INT_MIN else abs(h)  # Math.abs(Integer.MIN_VALUE) stays negative
-    remainder = abs(magnitude) % count
-    return remainder
-
-
 def file_group_index(key: str, count: int) -> int:
     """The file group (0-based) of a metadata-table partition holding `key`."""
-    return _index_of_hash(java_string_hash(key), count)
+    # Java: Math.abs(Math.abs(h) % n); for Integer.MIN_VALUE both signs give the same remainder.
+    return abs(java_string_hash(key)) % count
 
 
 def file_group_indexes(keys: pa.Array, count: int) -> np.ndarray:

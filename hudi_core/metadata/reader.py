@@ -96,10 +96,10 @@ class MetadataTableReader:
         """Merged records of `partition` (only the keys `wanted`), by key."""
         merged: dict[str, MetadataRecord] = {}
         for file_slice in self.file_slices(partition):
-            merged.update(self._slice_records(file_slice, wanted))
+            merged.update(self.slice_records(file_slice, wanted))
         return merged
 
-    def _slice_records(self, file_slice: FileSlice, wanted: KeyFilter) -> dict[str, MetadataRecord]:
+    def slice_records(self, file_slice: FileSlice, wanted: KeyFilter) -> dict[str, MetadataRecord]:
         records: dict[str, MetadataRecord] = {}
         base = file_slice.base_file_path
         if base is not None:

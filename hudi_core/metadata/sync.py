@@ -23,7 +23,7 @@ from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_nam
 from hudi_core.file_group.reader import FileGroupReader
 from hudi_core.metadata.column_stats import indexable_columns
 from hudi_core.metadata.partitions import ORDER, MetadataPartition
-from hudi_core.metadata.reader import METADATA_DIR, MetadataTableReader
+from hudi_core.metadata.reader import METADATA_DIR
 from hudi_core.metadata.record import MetadataRecord
 from hudi_core.metadata.record_index import location_record
 from hudi_core.metadata.updates import IndexedColumns, MetadataUpdate, clean_update, commit_update, files_update
@@ -260,12 +260,3 @@ def slice_keys(
 def _table_schema(state: TableState) -> pa.Schema | None:
     avro = resolve_avro_schema(state.timeline, state.config, state.timeline.completed_data_instants())
     return None if avro is None else with_meta_fields(without_meta_fields(avro_to_arrow_schema(avro)))
-
-
-def metadata_reader(storage: Storage, state: TableState) -> MetadataTableReader | None:
-    """A reader of the table's metadata table when readers should list through it (notes §5.4)."""
-    if state.config.version < 8 or MetadataPartition.FILES.path not in state.config.metadata_partitions:
-        return None
-    if not storage.exists(f"{METADATA_DIR}/.hoodie/hoodie.properties"):
-        return None  # declared but missing (some corpus tables): list storage
-    return MetadataTableReader(storage, state.timeline)

@@ -127,10 +127,11 @@ def commit_update(
         added.setdefault(partition, {})
     files_update(update, added, {})
     wants = indexed.partitions
+    logs = WrittenLogs(storage)
     if wants & {MetadataPartition.COLUMN_STATS, MetadataPartition.PARTITION_STATS, MetadataPartition.BLOOM_FILTERS}:
-        _statistics(storage, instant_time, written, indexed, update)
+        _statistics(storage, logs, instant_time, written, indexed, update)
     if MetadataPartition.RECORD_INDEX in wants:
-        _record_index(storage, instant_time, metadata, written, previous_base_files, replaced_keys, update)
+        _record_index(storage, logs, instant_time, metadata, written, previous_base_files, replaced_keys, update)
     return update
 
 
@@ -170,7 +171,12 @@ def _bloom_record(
 
 
 def _statistics(
-    storage: Storage, instant_time: str, written: Sequence[WrittenFile], indexed: IndexedColumns, update: MetadataUpdate
+    storage: Storage,
+    logs: WrittenLogs,
+    instant_time: str,
+    written: Sequence[WrittenFile],
+    indexed: IndexedColumns,
+    update: MetadataUpdate,
 ) -> None:
     ranges_by_partition: dict[str, list[ColumnRange]] = {}
     schemas: dict[str, pa.Schema] = {}
@@ -187,7 +193,7 @@ def _statistics(
                     record = _bloom_record(file.name, instant_time, serialized, False, kind)
                     update.put(MetadataPartition.BLOOM_FILTERS, {bloom_filter_key(file.partition, file.name): record})
         elif parse_log_file_name(file.name) is not None:
-            records = _log_records(storage, _path(file))
+            records = logs[_path(file)].records
             if records is None:
                 continue
             schema = records.schema
@@ -205,25 +211,33 @@ def _statistics(
             )
 
 
-def _log_records(storage: Storage, path: str) -> pa.Table | None:
-    tables = [
-        decode_data_block(b) for b in read_log_blocks(storage.read_bytes(path), path) if b.block_type in _DATA_BLOCKS
-    ]
-    if not tables:
-        return None
-    return pa.concat_tables(tables, promote_options="permissive")
+@dataclass(frozen=True)
+class LogContents:
+    """A written log file, decoded once for both statistics and the record index."""
+
+    records: pa.Table | None  # the rows of its data blocks
+    deleted_keys: list[str]  # the keys of its delete blocks
 
 
-def _log_keys(storage: Storage, path: str) -> tuple[list[str], list[str]]:
-    """(keys in data blocks, keys in delete blocks) of one log file."""
-    written: list[str] = []
-    deleted: list[str] = []
-    for block in read_log_blocks(storage.read_bytes(path), path):
-        if block.block_type is BlockType.DELETE:
-            deleted.extend(decode_delete_block(block).keys.to_pylist())
-        elif block.block_type in _DATA_BLOCKS:
-            written.extend(decode_data_block(block).column(RECORD_KEY).to_pylist())
-    return written, deleted
+class WrittenLogs:
+    """Log files of one instant, each read and decoded at most once."""
+
+    def __init__(self, storage: Storage) -> None:
+        self._storage = storage
+        self._read: dict[str, LogContents] = {}
+
+    def __getitem__(self, path: str) -> LogContents:
+        if path not in self._read:
+            tables: list[pa.Table] = []
+            deleted: list[str] = []
+            for block in read_log_blocks(self._storage.read_bytes(path), path):
+                if block.block_type is BlockType.DELETE:
+                    deleted.extend(decode_delete_block(block).keys.to_pylist())
+                elif block.block_type in _DATA_BLOCKS:
+                    tables.append(decode_data_block(block))
+            records = pa.concat_tables(tables, promote_options="permissive") if tables else None
+            self._read[path] = LogContents(records, deleted)
+        return self._read[path]
 
 
 def _base_keys(storage: Storage, path: str) -> pa.Array:
@@ -233,6 +247,7 @@ def _base_keys(storage: Storage, path: str) -> pa.Array:
 
 def _record_index(
     storage: Storage,
+    logs: WrittenLogs,
     instant_time: str,
     metadata: CommitMetadata,
     written: Sequence[WrittenFile],
@@ -244,10 +259,11 @@ def _record_index(
     gone: set[str] = set(replaced_keys)
     for stat, file in zip(metadata.write_stats(), written, strict=True):
         if parse_log_file_name(file.name) is not None:
-            keys, deleted = _log_keys(storage, _path(file))
-            for key in keys:
-                located[key] = location_record(file.partition, file.file_id, instant_time)
-            gone.update(deleted)
+            contents = logs[_path(file)]
+            if contents.records is not None:
+                for key in contents.records.column(RECORD_KEY).to_pylist():
+                    located[key] = location_record(file.partition, file.file_id, instant_time)
+            gone.update(contents.deleted_keys)
             continue
         previous = previous_base_files.get((file.partition, file.file_id))
         if previous is not None and stat.num_inserts == 0 and stat.num_deletes == 0:

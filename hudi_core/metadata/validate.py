@@ -56,7 +56,7 @@ def validate_metadata(storage: Storage) -> MetadataValidation:
     state = load_table_state(storage)
     reader = MetadataTableReader(storage, state.timeline)
     build = InitialBuild(storage, state, MetadataSettings.of(HudiConfigs({})))
-    actual = {p: files for p, files in build.committed_files().items()}
+    actual = build.committed_files()
     listed = reader.partition_files()
     result = MetadataValidation(
         missing_partitions=sorted(set(actual) - set(listed)),

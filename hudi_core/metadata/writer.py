@@ -91,7 +91,7 @@ class MetadataSettings:
             ),
             compact_every=int(configs.value(c.COMPACT_MAX_DELTA_COMMITS)),
             retained_compactions=int(configs.value(c.CLEANER_COMMITS_RETAINED)),
-            stats_columns=_columns(configs.value(c.COLUMN_STATS_COLUMNS)),
+            stats_columns=tuple(str(name) for name in configs.value(c.COLUMN_STATS_COLUMNS)),
             max_stats_columns=int(configs.value(c.COLUMN_STATS_MAX_COLUMNS)),
         )
 
@@ -101,10 +101,6 @@ class MetadataSettings:
         low, high, group_bytes = self.record_index_range
         wanted = -(-records * RECORD_INDEX_ENTRY_BYTES * 2 // max(group_bytes, 1))  # growth factor 2
         return max(low, min(high, wanted))
-
-
-def _columns(listed: list[str]) -> tuple[str, ...]:
-    return tuple(listed)
 
 
 def metadata_table_properties(data_table_name: str, database: str | None = None) -> dict[str, str]:
@@ -328,7 +324,7 @@ class MetadataTableWriter:
         inflight = self.timeline_writer.to_inflight(requested)
         stats = []
         for partition, file_slice in targets:
-            records = reader._slice_records(file_slice, KeyFilter())
+            records = reader.slice_records(file_slice, KeyFilter())
             name = BaseFileName(file_slice.file_id, WRITE_TOKEN, instant_time, "hfile").name
             path = posixpath.join(partition.path, name)
             content = hfile_of(records, base_file=True)

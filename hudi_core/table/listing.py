@@ -17,13 +17,14 @@ import posixpath
 from collections.abc import Iterable
 
 from hudi_core import metrics
+from hudi_core.config.table import TableConfig
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import latest_file_slices, visible_instants
 from hudi_core.file_group.naming import PARTITION_METAFILE_PREFIX
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import METADATA_DIR, MetadataTableReader
 from hudi_core.storage import FileEntry, Storage
-from hudi_core.table.state import load_table_config
+from hudi_core.table.state import load_table_config, load_table_state
 from hudi_core.timeline import Timeline
 
 
@@ -46,9 +47,11 @@ def list_partitions(storage: Storage) -> dict[str, list[FileEntry]]:
     return dict(sorted(partitions.items()))
 
 
-def metadata_table_reader(storage: Storage, timeline: Timeline) -> MetadataTableReader | None:
+def metadata_table_reader(
+    storage: Storage, timeline: Timeline, config: TableConfig | None = None
+) -> MetadataTableReader | None:
     """The table's metadata table when readers list through it (v8+, `files` published, present)."""
-    config = load_table_config(storage)
+    config = config or load_table_config(storage)
     if config.version < 8 or MetadataPartition.FILES.path not in config.metadata_partitions:
         return None
     if not storage.exists(f"{METADATA_DIR}/.hoodie/hoodie.properties"):
@@ -56,12 +59,22 @@ def metadata_table_reader(storage: Storage, timeline: Timeline) -> MetadataTable
     return MetadataTableReader(storage, timeline)
 
 
+def metadata_index_reader(storage: Storage, partition: MetadataPartition) -> MetadataTableReader | None:
+    """The metadata table when it keeps `partition` in sync (for index lookups), else None."""
+    state = load_table_state(storage)
+    if partition.path not in state.config.metadata_partitions:
+        return None
+    return metadata_table_reader(storage, state.timeline, state.config)
+
+
 class FileListing:
     """Partitions and their files, listed once per planning."""
 
-    def __init__(self, storage: Storage, timeline: Timeline, use_metadata: bool = True) -> None:
+    def __init__(
+        self, storage: Storage, timeline: Timeline, use_metadata: bool = True, config: TableConfig | None = None
+    ) -> None:
         self.storage = storage
-        self.metadata = metadata_table_reader(storage, timeline) if use_metadata else None
+        self.metadata = metadata_table_reader(storage, timeline, config) if use_metadata else None
         self._listed: dict[str, list[FileEntry]] | None = None
 
     def partitions(self) -> list[str]:

@@ -98,7 +98,7 @@ class TableScanner:
         view = self._visible(completed, upper_bound=as_of)
         request = self._with_merging(request, schema, view)
         pruner = PartitionPruner(self._config, schema)
-        listing = FileListing(self._storage, self._timeline, self._use_metadata)
+        listing = FileListing(self._storage, self._timeline, self._use_metadata, self._config)
         partitions = [p for p in listing.partitions() if pruner.may_match(p, parsed)]
         skipping = self._skipping(listing, schema, parsed)
         if skipping is not None:
@@ -189,7 +189,7 @@ class TableScanner:
         pruner = PartitionPruner(self._config, schema)
         slices: list[FileSlice] = []
         wanted = [p for p in sorted({p for p, _ in groups}) if pruner.may_match(p, parsed)]
-        listing = FileListing(self._storage, self._timeline, self._use_metadata)
+        listing = FileListing(self._storage, self._timeline, self._use_metadata, self._config)
         for partition, entries in listing.files(wanted).items():
             slices.extend(s for s in latest_file_slices(partition, entries, view) if (partition, s.file_id) in groups)
         return ScanPlan(schema, output, request, tuple(slices), tuple(visible))
