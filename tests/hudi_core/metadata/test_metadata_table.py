@@ -18,7 +18,8 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from hudi_core import HudiTable, metrics
+from hudi_core import HudiConfigError, HudiTable, metrics
+from hudi_core.errors import MetadataTableError
 from hudi_core.file_group.base_file.hfile import read_hfile_cells
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey
 from hudi_core.file_group.log_file.reader import read_log_blocks
@@ -358,3 +359,25 @@ def test_crash_during_metadata_update_rolls_back_with_the_data(point: str, tmp_p
         i for i in mdt.instants() if not i.requested_time.startswith("0000") and i.requested_time not in data_times
     ]
     assert orphans == [] or all(i.action.value == "commit" for i in orphans), orphans
+
+
+# ---- bad input -----------------------------------------------------------------------------------
+
+
+def test_indexing_an_unknown_partition_raises_and_leaves_the_table_unchanged(tmp_path: Path) -> None:
+    history = History(tmp_path / "t", "COPY_ON_WRITE", {"hoodie.metadata.enable": "false"})
+    history.upsert(_rows(range(5), 1))
+    properties = (history.base / ".hoodie" / "hoodie.properties").read_bytes()
+    timeline = sorted(p.name for p in (history.base / ".hoodie" / "timeline").iterdir())
+    with pytest.raises(HudiConfigError, match=r"unknown metadata partition 'secondary_index_x'"):
+        history.table.build_metadata_index(["files", "secondary_index_x"])
+    assert (history.base / ".hoodie" / "hoodie.properties").read_bytes() == properties
+    assert sorted(p.name for p in (history.base / ".hoodie" / "timeline").iterdir()) == timeline
+    assert not (history.base / ".hoodie" / "metadata").exists()
+
+
+def test_validating_a_table_without_a_metadata_table_raises(tmp_path: Path) -> None:
+    history = History(tmp_path / "t", "COPY_ON_WRITE", {"hoodie.metadata.enable": "false"})
+    history.upsert(_rows(range(5), 1))
+    with pytest.raises(MetadataTableError, match=r"cannot load the metadata table"):
+        history.table.validate_metadata()
