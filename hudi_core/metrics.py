@@ -34,6 +34,8 @@ class ReadMetrics:
         metadata_files_read: metadata-table files (HFiles, logs) read for listing or statistics.
         files_pruned: file slices skipped by `column_stats` before any data file was opened.
         partitions_pruned: partitions skipped by `partition_stats`.
+        corrupt_blocks_skipped: corrupt log blocks (torn appends) skipped as Hudi's scanner skips them;
+            each is also logged as a warning naming the file and offset.
     """
 
     footers_read: int = 0
@@ -47,6 +49,7 @@ class ReadMetrics:
     metadata_files_read: int = 0
     files_pruned: int = 0
     partitions_pruned: int = 0
+    corrupt_blocks_skipped: int = 0
 
     def minus(self, other: ReadMetrics) -> ReadMetrics:
         return ReadMetrics(**{f.name: getattr(self, f.name) - getattr(other, f.name) for f in dataclasses.fields(self)})

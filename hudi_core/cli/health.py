@@ -93,6 +93,10 @@ def validation_report(hudi_table: HudiTable) -> dict[str, Any]:
         problems += _missing_slice_files(hudi_table, slices)
     except HudiError as e:
         problems.append(f"file slices: {e}")
+    try:
+        problems += [f"orphan file {p}: written by no committed or pending instant" for p in hudi_table.orphan_files()]
+    except HudiError as e:
+        problems.append(f"orphan files: {e}")
     has_metadata_table = MetadataPartition.FILES.path in state.config.metadata_partitions and hudi_table.storage.exists(
         METADATA_DIR
     )

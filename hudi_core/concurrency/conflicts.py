@@ -6,7 +6,10 @@ the concurrent set is every data action (commit, deltacommit, replacecommit: wri
 log compaction, clustering) completed since that snapshot, plus every compaction, log compaction
 or clustering planned since. The writer loses if any of them wrote, replaced or plans to rewrite a
 file group it wrote or replaced: its files were based on a slice that is no longer the latest.
-Writers that only add new file groups never conflict with each other.
+Writers that only add new file groups never conflict with each other, unless the optional key-overlap
+check (seed 001's third rule, `hoodie.write.concurrency.check.key.overlap`) is on: then a writer
+also loses if a concurrent action wrote any record key it wrote, which stops two concurrent inserts
+of the same new key from storing it twice.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from hudi_core.concurrency.key_overlap import record_keys_of
 from hudi_core.errors import WriteConflictError
 from hudi_core.services.pending import FileGroupId, clustering_slices, compaction_operations, read_plan
 from hudi_core.storage import Storage
@@ -81,6 +85,7 @@ def check_write_conflicts(
     snapshot: WriteSnapshot,
     instant_time: str,
     mine: set[FileGroupId],
+    my_files: Sequence[str] | None = None,
 ) -> None:
     """Raises WriteConflictError if an action concurrent with the write touched its file groups.
 
@@ -89,10 +94,12 @@ def check_write_conflicts(
         snapshot: what the writer planned against.
         instant_time: the writer's instant.
         mine: the file groups it wrote or replaced.
+        my_files: the files it wrote (relative paths) when record keys must not overlap either.
     """
     if not mine:
         return
     clashes: list[tuple[Instant, Sequence[FileGroupId]]] = []
+    concurrent_writes: list[Instant] = []
     for instant in timeline.instants():
         if instant.requested_time == instant_time:
             continue
@@ -100,6 +107,7 @@ def check_write_conflicts(
             if instant.action not in DATA_ACTIONS or instant.requested_time in snapshot.completed:
                 continue
             touched = _completed_touches(timeline, instant)
+            concurrent_writes.append(instant)
         else:
             if instant.requested_time in snapshot.pending_services or not timeline.is_table_service(instant):
                 continue
@@ -107,6 +115,8 @@ def check_write_conflicts(
         overlap = sorted(mine & touched)
         if overlap:
             clashes.append((instant, overlap))
+    if not clashes and my_files and concurrent_writes:
+        _check_key_overlap(storage, timeline, concurrent_writes, instant_time, my_files)
     if clashes:
         instant, first = clashes[0]
         overlap = list(first)
@@ -117,3 +127,23 @@ def check_write_conflicts(
             f"{instant.requested_time}, {state} since this write started, on {len(overlap)} file group(s): "
             f"{groups}; the write was rolled back and is safe to retry"
         )
+
+
+def _check_key_overlap(
+    storage: Storage, timeline: Timeline, concurrent: Sequence[Instant], instant_time: str, my_files: Sequence[str]
+) -> None:
+    mine = record_keys_of(storage, my_files)
+    if not mine:
+        return
+    for instant in concurrent:
+        if timeline.is_table_service(instant):
+            continue  # services move keys between file groups the file-group check covers; they add none
+        theirs = record_keys_of(storage, [s.path for s in timeline.commit_metadata(instant).write_stats()])
+        shared = sorted(mine & theirs)
+        if shared:
+            keys = ", ".join(shared[:3]) + (" ..." if len(shared) > 3 else "")
+            raise WriteConflictError(
+                f"write {instant_time} conflicts with {timeline.pending_action(instant).value} "
+                f"{instant.requested_time}, completed since this write started, on {len(shared)} record key(s): "
+                f"{keys}; the write was rolled back and is safe to retry"
+            )

@@ -3,7 +3,10 @@
 The lock is the file `.hoodie/.locks/table_lock.json` (Hudi 1.0.2's storage-based lock layout)
 created with create-if-absent and holding its owner and an expiration the holder keeps pushing
 forward. A lock whose expiration passed belongs to a dead process: the next writer takes it over
-by renaming it aside (only one renamer can win) before creating its own.
+by renaming it aside (only one renamer can win) before creating its own. Object stores cannot
+rename atomically: there the takeover, the refresh and the release are conditional on the ETag the
+lock had when it was read (`If-Match`), so of two writers taking over one expired lock only one
+succeeds, and a holder whose lock was taken over cannot refresh or delete the new holder's lock.
 """
 
 from __future__ import annotations
@@ -48,20 +51,27 @@ class TableLock:
         return json.dumps(record).encode("utf-8")
 
     def _read(self) -> dict[str, Any] | None:
+        holder, _ = self._read_tagged()
+        return holder
+
+    def _read_tagged(self) -> tuple[dict[str, Any] | None, str]:
+        """The lock record and its version tag (the ETag on object stores)."""
+        found = self._storage.read_tagged(LOCK_FILE)
+        if found is None:
+            return None, ""
+        content, tag = found
         try:
-            data: dict[str, Any] = json.loads(self._storage.read_bytes(LOCK_FILE))
-        except HudiStorageError:
-            return None
+            data: dict[str, Any] = json.loads(content)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            return {"owner": None, "expiration": 0}  # a torn lock file: its writer died mid-write
-        return data
+            return {"owner": None, "expiration": 0}, tag  # a torn lock file: its writer died mid-write
+        return data, tag
 
     def acquire(self) -> None:
         for _ in range(3):
             if self._storage.create_exclusive(LOCK_FILE, self._content()):
                 self._refresher.start()
                 return
-            holder = self._read()
+            holder, tag = self._read_tagged()
             if holder is None:
                 continue  # released between our attempts
             if holder.get("expiration", 0) > time.time() * 1000 and not holder_died(holder):
@@ -69,22 +79,37 @@ class TableLock:
                     f"table {self._storage.base_uri} is locked by a live writer "
                     f"({holder.get('holder', {})}); retry after it finishes"
                 )
-            self._take_over(holder)
+            if self._take_over(holder, tag):
+                self._refresher.start()
+                return
         raise ConcurrentWriteError(f"could not acquire the lock of {self._storage.base_uri}")
 
-    def _take_over(self, expired: dict[str, Any]) -> None:
-        if not remove_stale_lock(self._storage, LOCK_FILE, expired.get("owner")):
-            raise ConcurrentWriteError(f"table {self._storage.base_uri} was locked by another writer meanwhile")
+    def _take_over(self, expired: dict[str, Any], tag: str) -> bool:
+        """Removes (locally) or replaces (object stores: True, the lock is ours) an expired lock."""
+        if self._storage.is_s3:
+            if self._storage.replace_if_unchanged(LOCK_FILE, self._content(), tag):
+                return True
+        elif remove_stale_lock(self._storage, LOCK_FILE, expired.get("owner")):
+            return False
+        raise ConcurrentWriteError(f"table {self._storage.base_uri} was locked by another writer meanwhile")
 
     def _refresh(self) -> None:
-        holder = self._read()
-        if holder is not None and holder.get("owner") == self._owner:
+        holder, tag = self._read_tagged()
+        if holder is None or holder.get("owner") != self._owner:
+            return
+        if self._storage.is_s3:
+            self._storage.replace_if_unchanged(LOCK_FILE, self._content(), tag)
+        else:
             self._storage.write_atomic(LOCK_FILE, self._content())
 
     def release(self) -> None:
         self._refresher.stop()
-        holder = self._read()
-        if holder is not None and holder.get("owner") == self._owner:
+        holder, tag = self._read_tagged()
+        if holder is None or holder.get("owner") != self._owner:
+            return
+        if self._storage.is_s3:
+            self._storage.delete_if_unchanged(LOCK_FILE, tag)
+        else:
             self._storage.delete(LOCK_FILE)
 
     def __enter__(self) -> TableLock:
@@ -109,8 +134,15 @@ def remove_stale_lock(storage: Storage, name: str, stale_owner: str | None) -> b
     """Removes the lock file `name` if it still belongs to `stale_owner`.
 
     The file is renamed aside first (only one process can win that race) and checked there; a lock
-    taken meanwhile by someone else is given back. Returns False in that case.
+    taken meanwhile by someone else is given back. Returns False in that case. On object stores the
+    delete is conditional on the ETag of the stale lock instead.
     """
+    if storage.is_s3:
+        found = storage.read_tagged(name)
+        if found is None:
+            return True
+        content, tag = found
+        return lock_owner(content) == stale_owner and storage.delete_if_unchanged(name, tag)
     aside = f"{name}.stale-{uuid.uuid4().hex}"
     try:
         storage.rename(name, aside)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 
-from hudi_core.config import java_class_parser, option, parse_int, parse_str
+from hudi_core.config import java_class_parser, option, parse_bool, parse_int, parse_str
 
 
 class ConcurrencyMode(enum.Enum):
@@ -101,6 +101,13 @@ class HudiLockConfig:
         _parse_strategy,
         f"org.apache.hudi.client.transaction.{_DEFAULT_STRATEGY}",
         "Only the default, SimpleConcurrentFileWritesConflictResolutionStrategy (file-group overlap), is supported.",
+    )
+    CHECK_KEY_OVERLAP = option(
+        "hoodie.write.concurrency.check.key.overlap",
+        parse_bool,
+        False,
+        "hudi-dagster option: under optimistic concurrency, also abort a write when a concurrent commit wrote one "
+        "of its record keys (seed 001's optional check; stops concurrent inserts of one new key from duplicating it).",
     )
     RETRIES_ON_CONFLICT = option(
         "hoodie.write.num.retries.on.conflict.failures",

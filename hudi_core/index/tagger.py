@@ -34,6 +34,7 @@ from hudi_core.metadata.record_index import location_of
 from hudi_core.schema.meta_fields import RECORD_KEY
 from hudi_core.storage import Storage
 from hudi_core.table.listing import metadata_index_reader
+from hudi_core.timeline import Timeline
 
 INDEX_TYPES = ("SIMPLE", "BLOOM", "BUCKET", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "RECORD_INDEX")
 
@@ -118,12 +119,14 @@ def tag(
     incoming_keys: pa.Array,
     incoming_partitions: pa.Array,
     slices: Mapping[str, Sequence[FileSlice]],
+    timeline: Timeline,
 ) -> Tags:
-    """Locates the incoming records among the latest file slices (`slices`: partition -> slices)."""
+    """Locates the incoming records among the latest file slices (`slices`: partition -> slices) of
+    the snapshot `timeline`."""
     if index.index_type == "BUCKET":
         return _tag_buckets(index, keys, incoming_keys, incoming_partitions, slices)
     if index.index_type == "RECORD_INDEX":
-        tags = tag_by_record_index(storage, incoming_keys, slices)
+        tags = tag_by_record_index(storage, incoming_keys, slices, timeline)
         if tags is not None:
             return tags
         # the record index is built by this write's commit: until then keys are looked up in files
@@ -134,7 +137,7 @@ def tag(
         for partition in {s.partition_path for s in files}:
             mask = pc.equal(incoming_partitions, partition) if not index.is_global else None
             by_partition[partition] = incoming_keys if mask is None else incoming_keys.filter(mask)
-        stored = metadata_bloom_filters(storage, files)
+        stored = metadata_bloom_filters(storage, files, timeline)
         files = [
             s
             for s in files
@@ -207,14 +210,14 @@ def _tag_buckets(
 
 
 def tag_by_record_index(
-    storage: Storage, incoming_keys: pa.Array, slices: Mapping[str, Sequence[FileSlice]]
+    storage: Storage, incoming_keys: pa.Array, slices: Mapping[str, Sequence[FileSlice]], timeline: Timeline
 ) -> Tags | None:
     """Locations from the metadata table's `record_index`: one key lookup per record, no data file read.
 
     A location whose file group is no longer live (replaced by insert_overwrite) counts as new.
     Returns None when the table has no published record index yet.
     """
-    reader = metadata_index_reader(storage, MetadataPartition.RECORD_INDEX)
+    reader = metadata_index_reader(storage, MetadataPartition.RECORD_INDEX, timeline)
     if reader is None:
         return None
     keys = incoming_keys.combine_chunks() if isinstance(incoming_keys, pa.ChunkedArray) else incoming_keys
@@ -234,9 +237,9 @@ def tag_by_record_index(
     return Tags(pa.array(file_ids, pa.string()), pa.array(partitions, pa.string()))
 
 
-def metadata_bloom_filters(storage: Storage, files: Sequence[FileSlice]) -> dict[str, BloomFilter]:
+def metadata_bloom_filters(storage: Storage, files: Sequence[FileSlice], timeline: Timeline) -> dict[str, BloomFilter]:
     """Base file path -> bloom filter, from the metadata table's `bloom_filters` when it keeps them."""
-    reader = metadata_index_reader(storage, MetadataPartition.BLOOM_FILTERS)
+    reader = metadata_index_reader(storage, MetadataPartition.BLOOM_FILTERS, timeline)
     if reader is None:
         return {}
     wanted = {bloom_filter_key(s.partition_path, s.base_file): s for s in files if s.base_file}

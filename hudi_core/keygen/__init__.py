@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.config.table import KeyGeneratorType, TableConfig
-from hudi_core.errors import InvalidKeyError, SchemaError
+from hudi_core.errors import HudiConfigError, InvalidKeyError, SchemaError
 from hudi_core.keygen.partition_path import segments, value_strings
 from hudi_core.keygen.timestamp import TimestampPartitionFormat
 from hudi_core.schema.meta_fields import RECORD_KEY
@@ -40,6 +40,11 @@ def record_keys(
     table: pa.Table, fields: Sequence[str], key_generator: KeyGeneratorType, field_prefixed_single: bool
 ) -> pa.ChunkedArray | pa.Array:
     """The record key of every row of `table` (null where a simple key is null)."""
+    if not fields:
+        raise HudiConfigError(
+            "the table declares no record key field (hoodie.table.recordkey.fields is absent from "
+            "hoodie.properties); writes that need record keys cannot run on it"
+        )
     missing = [f for f in fields if f not in table.column_names]
     if missing:
         raise InvalidKeyError(f"record key field(s) {missing} missing from the data")

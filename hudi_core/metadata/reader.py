@@ -84,6 +84,7 @@ class MetadataTableReader:
         ]
         self._view = visible_instants(self.timeline, self.valid, None)
         self._blocks = BlockVisibility(frozenset(i.requested_time for i in self.valid))
+        self._completion_order = {i.requested_time: i.completion_time or "" for i in self.valid}
 
     def file_slices(self, partition: MetadataPartition) -> list[FileSlice]:
         """The latest slice of every file group of one metadata-table partition."""
@@ -110,6 +111,10 @@ class MetadataTableReader:
                 records[key] = decode(value, schema)
         blocks = scan_log_files(self.storage, file_slice.log_file_paths, self._blocks, counted=False)
         metrics.add(metadata_files_read=len(file_slice.log_file_paths))
+        # Deltacommits carry their data instant's requested time, but under optimistic concurrency
+        # data instants complete out of that order; the metadata timeline completes them in data
+        # completion order (under the table lock), so that order decides which update is newer.
+        blocks.sort(key=lambda block: self._completion_order.get(block.instant_time or "", ""))
         for block in blocks:
             self._apply(block, records, wanted)
         return records

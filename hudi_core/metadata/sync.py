@@ -110,7 +110,9 @@ class MetadataSync:
     ) -> MetadataUpdate:
         deleted: dict[str, list[str]] = {}
         for partition, info in ((metadata or {}).get("partitionMetadata") or {}).items():  # type: ignore[attr-defined]
-            names = [posixpath.basename(n) for n in info.get("successDeleteFiles") or ()]
+            # Every file the plan named, as Hudi does: a rerun of a crashed clean reports the files
+            # the first attempt deleted as failed deletes, and they must leave the listing too.
+            names = [posixpath.basename(n) for n in info.get("deletePathPatterns") or ()]
             if names:
                 deleted[partition] = names
         return clean_update(deleted, indexed, self._stats_columns(state))

@@ -130,7 +130,10 @@ def commit_update(
     logs = WrittenLogs(storage)
     if wants & {MetadataPartition.COLUMN_STATS, MetadataPartition.PARTITION_STATS, MetadataPartition.BLOOM_FILTERS}:
         _statistics(storage, logs, instant_time, written, indexed, update)
-    if MetadataPartition.RECORD_INDEX in wants:
+    # Compaction and log compaction keep every key in its file group, and the deletes they merge were
+    # indexed when they committed: an entry from them could only undo a later write's.
+    rewrites_in_place = metadata.compacted or metadata.operation_type in ("COMPACT", "LOG_COMPACT")
+    if MetadataPartition.RECORD_INDEX in wants and not rewrites_in_place:
         _record_index(storage, logs, instant_time, metadata, written, previous_base_files, replaced_keys, update)
     return update
 
@@ -268,8 +271,6 @@ def _record_index(
         previous = previous_base_files.get((file.partition, file.file_id))
         if previous is not None and stat.num_inserts == 0 and stat.num_deletes == 0:
             continue  # a rewrite that only updated rows: every key stays where it was
-        if metadata.compacted and previous is not None:
-            continue  # compaction keeps keys in their file group
         keys = _base_keys(storage, _path(file))
         if previous is not None:
             before = _base_keys(storage, previous)

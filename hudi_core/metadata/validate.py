@@ -1,6 +1,8 @@
 """`validate_metadata`: the metadata table compared with a real listing of the table.
 
-Every committed file on storage must be listed with its size, and nothing else; the partition
+Every committed file on storage must be listed with its size, and nothing else (files a pending
+clean already deleted may still be listed: the clean updates the metadata table when it completes,
+as in Hudi); the partition
 list must match; with a record index, every key of the latest snapshot must point at the file
 group holding it, and no other key may be indexed.
 """
@@ -15,6 +17,7 @@ from hudi_core.metadata.reader import MetadataTableReader
 from hudi_core.metadata.record_index import location_of
 from hudi_core.metadata.sync import InitialBuild, slice_keys
 from hudi_core.metadata.writer import MetadataSettings
+from hudi_core.services.clean import files_being_cleaned
 from hudi_core.storage import Storage
 from hudi_core.table.state import load_table_state
 
@@ -62,10 +65,12 @@ def validate_metadata(storage: Storage) -> MetadataValidation:
         missing_partitions=sorted(set(actual) - set(listed)),
         extra_partitions=sorted(set(listed) - set(actual)),
     )
+    being_cleaned = files_being_cleaned(storage, state.timeline)
     for partition in sorted(set(actual) | set(listed)):
         on_storage, in_table = actual.get(partition, {}), listed.get(partition, {})
         result.missing_files.extend(f"{partition}/{n}".lstrip("/") for n in sorted(set(on_storage) - set(in_table)))
-        result.extra_files.extend(f"{partition}/{n}".lstrip("/") for n in sorted(set(in_table) - set(on_storage)))
+        extra = (f"{partition}/{n}".lstrip("/") for n in sorted(set(in_table) - set(on_storage)))
+        result.extra_files.extend(path for path in extra if path not in being_cleaned)
         for name in sorted(set(on_storage) & set(in_table)):
             if on_storage[name] != in_table[name]:
                 result.size_mismatches[f"{partition}/{name}".lstrip("/")] = (in_table[name], on_storage[name])

@@ -280,7 +280,9 @@ class MetadataTableWriter:
         synced_at = instant.completion_time if instant is not None and instant.completion_time else instant_time
         for own in timeline.completed():
             built = own.requested_time.startswith(INIT_INSTANT_PREFIX) and (own.completion_time or "") > instant_time
-            compacted = own.action is Action.COMMIT and own.requested_time > synced_at
+            # Without a deltacommit (a write that lost a conflict or died before syncing) there is
+            # nothing a compaction could have absorbed; the metadata timeline is never archived.
+            compacted = instant is not None and own.action is Action.COMMIT and own.requested_time > synced_at
             if built or compacted:
                 return False
         if instant is not None:

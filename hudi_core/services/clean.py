@@ -335,6 +335,17 @@ def _execute(ctx: ServiceContext, state: TableState, instant: Instant) -> Servic
     )
 
 
+def files_being_cleaned(storage: Storage, timeline: Timeline) -> set[str]:
+    """Relative paths a pending (crashed or running) clean may already have deleted."""
+    paths: set[str] = set()
+    for instant in timeline.pending():
+        if instant.action is Action.CLEAN:
+            plan = read_plan(storage, timeline, instant, Action.CLEAN)
+            for infos in (plan.get("filePathsToBeDeletedPerPartition") or {}).values():
+                paths.update(_relative(storage, info["filePath"]) for info in infos)
+    return paths
+
+
 def _relative(storage: Storage, uri: str) -> str:
     """A plan's absolute file path or URI, relative to the base path."""
     for prefix in (storage.full_uri(""), storage.base_uri, storage.base_path):

@@ -42,7 +42,8 @@ def read_plan(storage: Storage, timeline: Timeline, instant: Instant, action: Ac
     """The requested plan of a service instant (an empty dict for an empty file)."""
     name = instant_file_name(instant.requested_time, action, State.REQUESTED, timeline.layout_version)
     path = posixpath.join(timeline.timeline_dir, name)
-    return decode_instant_content(storage.read_bytes(path), storage.full_path(path)) or {}
+    # A plan rolled back by another writer after the timeline was loaded: TimelineChangedError (re-plan).
+    return decode_instant_content(timeline.read_instant_file(path), storage.full_path(path)) or {}
 
 
 def compaction_operations(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:

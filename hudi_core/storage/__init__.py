@@ -5,19 +5,29 @@ A Storage is rooted at a table's base path and addresses files by paths relative
 `pyarrow.fs.FileSystem`, chosen from the URI scheme (plain paths and `file://` are local).
 
 Publishing must be atomic: :meth:`Storage.create_exclusive` creates a file only if it does not
-exist (O_EXCL locally), and :meth:`Storage.write_atomic` replaces a file by writing a temporary
-sibling and renaming it, so readers never see a partial file.
+exist, and :meth:`Storage.write_atomic` replaces a file so that readers never see a partial one.
+Locally that is a hard link of a fully written temporary file, and a rename. Object stores have no
+rename: on S3 (`s3://`, `s3a://`) an object PUT is atomic by itself, create-if-absent is a PUT
+with `If-None-Match: *`, and :meth:`Storage.replace_if_unchanged` / :meth:`Storage.delete_if_unchanged`
+are PUT / DELETE with `If-Match: <ETag>` (the storage-based table lock takes expired locks over
+with them). S3 credentials, region and endpoint come from the standard AWS environment variables
+(`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` or
+`AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`), so every process and Spark
+task of a job sees the same store.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import os
 import posixpath
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -34,7 +44,35 @@ class FileEntry:
     is_dir: bool
 
 
+S3_SCHEMES = ("s3", "s3a")
+
+
+def _env(*names: str) -> str | None:
+    return next((os.environ[n] for n in names if os.environ.get(n)), None)
+
+
+def _s3_file_system() -> pafs.S3FileSystem:
+    endpoint = _env("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+    settings: dict[str, Any] = {
+        "access_key": _env("AWS_ACCESS_KEY_ID"),
+        "secret_key": _env("AWS_SECRET_ACCESS_KEY"),
+        "session_token": _env("AWS_SESSION_TOKEN"),
+        "region": _env("AWS_REGION", "AWS_DEFAULT_REGION"),
+    }
+    if endpoint:
+        parsed = urlparse(endpoint if "://" in endpoint else f"https://{endpoint}")
+        settings["endpoint_override"] = parsed.netloc
+        settings["scheme"] = parsed.scheme
+    return pafs.S3FileSystem(**{k: v for k, v in settings.items() if v is not None})
+
+
 def _resolve(base_uri: str, options: Mapping[str, str]) -> tuple[pafs.FileSystem, str, str]:
+    scheme = base_uri.split("://", 1)[0].lower() if "://" in base_uri else ""
+    if scheme in S3_SCHEMES:
+        path = base_uri.split("://", 1)[1].rstrip("/")
+        if not path or path.startswith("/"):
+            raise HudiStorageError(f"{base_uri} names no bucket")
+        return _s3_file_system(), path, f"{scheme}://{path}"
     if "://" not in base_uri:
         path = os.path.abspath(os.path.expanduser(base_uri))
         return pafs.LocalFileSystem(), path, "file://" + path
@@ -58,6 +96,7 @@ class Storage:
 
     def __init__(self, base_uri: str, options: Mapping[str, str] | None = None) -> None:
         self.fs, self.base_path, self.base_uri = _resolve(base_uri, options or {})
+        self._s3_client: Any = None
 
     def full_path(self, relative: str) -> str:
         """The file-system path of `relative` (which may be "" for the base path)."""
@@ -73,6 +112,7 @@ class Storage:
         """A Storage rooted at `relative` below this one (sharing the file system)."""
         child = Storage.__new__(Storage)
         child.fs = self.fs
+        child._s3_client = self._s3_client
         child.base_path = self.full_path(relative)
         child.base_uri = posixpath.join(self.base_uri, relative)
         return child
@@ -144,6 +184,9 @@ class Storage:
 
     def write_atomic(self, relative: str, data: bytes) -> None:
         """Replaces `relative` with `data` so that readers see the old or the new file, never a part."""
+        if not self.is_local:
+            self.write_bytes(relative, data)  # an object store publishes a PUT whole or not at all
+            return
         temporary = f"{relative}.{uuid.uuid4().hex}.tmp"
         self.write_bytes(temporary, data)
         self.rename(temporary, relative)
@@ -154,8 +197,10 @@ class Storage:
         Locally a fully written temporary file is hard-linked to the name: link() fails if the name
         exists, so creation is exclusive and readers never see a partial file.
         """
+        if self.is_s3:
+            return self._s3_put(relative, data, IfNoneMatch="*")
         if not self.is_local:
-            raise HudiStorageError(f"create-if-absent is not available on {type(self.fs).__name__} yet")
+            raise HudiStorageError(f"create-if-absent is not available on {type(self.fs).__name__}")
         path = self.full_path(relative)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         temporary = f"{path}.{uuid.uuid4().hex}.tmp"
@@ -170,6 +215,71 @@ class Storage:
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
+        return True
+
+    # ---- object-store conditional requests -------------------------------------------------------
+
+    @property
+    def is_s3(self) -> bool:
+        return isinstance(self.fs, pafs.S3FileSystem)
+
+    def _s3(self) -> Any:
+        if self._s3_client is None:
+            try:  # the `s3` extra: pyarrow does not expose conditional requests
+                boto3 = importlib.import_module("boto3")
+            except ImportError as e:
+                raise HudiStorageError("tables on S3 need boto3: pip install 'hudi-dagster[s3]'") from e
+            self._s3_client = boto3.client("s3")  # credentials, region, endpoint: the AWS variables
+        return self._s3_client
+
+    def _s3_key(self, relative: str) -> tuple[str, str]:
+        bucket, _, key = self.full_path(relative).partition("/")
+        return bucket, key
+
+    def _s3_put(self, relative: str, data: bytes, **condition: str) -> bool:
+        """A conditional PUT; False when the condition failed (another writer got there first)."""
+        bucket, key = self._s3_key(relative)
+        try:
+            self._s3().put_object(Bucket=bucket, Key=key, Body=data, **condition)
+        except Exception as e:
+            if _precondition_failed(e):
+                return False
+            raise HudiStorageError(f"cannot write {self.full_uri(relative)}: {e}") from e
+        return True
+
+    def read_tagged(self, relative: str) -> tuple[bytes, str] | None:
+        """The content of `relative` and a version tag (S3: the ETag), or None if it does not exist."""
+        if not self.is_s3:
+            try:
+                return self.read_bytes(relative), ""
+            except HudiStorageError:
+                return None
+        bucket, key = self._s3_key(relative)
+        try:
+            response = self._s3().get_object(Bucket=bucket, Key=key)
+        except Exception as e:
+            if _not_found(e):
+                return None
+            raise HudiStorageError(f"cannot read {self.full_uri(relative)}: {e}") from e
+        return bytes(response["Body"].read()), str(response["ETag"])
+
+    def replace_if_unchanged(self, relative: str, data: bytes, tag: str) -> bool:
+        """Replaces `relative` only if it still has version `tag` (S3: `If-Match`); False otherwise."""
+        if not self.is_s3:
+            raise HudiStorageError("replace_if_unchanged is for object stores (local locks rename aside)")
+        return self._s3_put(relative, data, IfMatch=tag)
+
+    def delete_if_unchanged(self, relative: str, tag: str) -> bool:
+        """Deletes `relative` only if it still has version `tag` (S3: `If-Match`); False otherwise."""
+        if not self.is_s3:
+            raise HudiStorageError("delete_if_unchanged is for object stores (local locks rename aside)")
+        bucket, key = self._s3_key(relative)
+        try:
+            self._s3().delete_object(Bucket=bucket, Key=key, IfMatch=tag)
+        except Exception as e:
+            if _precondition_failed(e) or _not_found(e):
+                return False
+            raise HudiStorageError(f"cannot delete {self.full_uri(relative)}: {e}") from e
         return True
 
     def rename(self, source: str, target: str) -> None:
@@ -212,3 +322,17 @@ class Storage:
         if info.type == pafs.FileType.NotFound:
             raise HudiStorageError(f"file not found: {self.full_path(relative)}")
         return int(info.size or 0)
+
+
+def _error_code(error: Exception) -> str:
+    response = getattr(error, "response", None)
+    return str(response.get("Error", {}).get("Code", "")) if isinstance(response, dict) else ""
+
+
+def _precondition_failed(error: Exception) -> bool:
+    # 412 PreconditionFailed; 409 ConditionalRequestConflict when two conditional writes race.
+    return _error_code(error) in ("PreconditionFailed", "412", "ConditionalRequestConflict", "409")
+
+
+def _not_found(error: Exception) -> bool:
+    return _error_code(error) in ("NoSuchKey", "404", "NotFound")

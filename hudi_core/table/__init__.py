@@ -42,6 +42,7 @@ from hudi_core.storage import Storage
 from hudi_core.table.cdc import CdcReader
 from hudi_core.table.checkpoint import latest_checkpoint
 from hudi_core.table.create import table_definition, write_new_table
+from hudi_core.table.orphans import orphan_files
 from hudi_core.table.scan import ScanPlan, TableScanner
 from hudi_core.table.state import METAFOLDER, PROPERTIES_FILE, TableState, load_table_config, load_table_state
 from hudi_core.timeline import Timeline
@@ -500,6 +501,10 @@ class HudiTable:
     def validate_metadata(self) -> MetadataValidation:
         """Compares the metadata table with a listing of storage and reports every difference."""
         return validate_metadata(self._storage)
+
+    def orphan_files(self) -> list[str]:
+        """Data files on storage that no committed or pending instant wrote (relative paths)."""
+        return orphan_files(self._storage)
 
 
 def write_hudi(

@@ -24,7 +24,7 @@ from hudi_core.file_group.naming import PARTITION_METAFILE_PREFIX
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import METADATA_DIR, MetadataTableReader
 from hudi_core.storage import FileEntry, Storage
-from hudi_core.table.state import load_table_config, load_table_state
+from hudi_core.table.state import load_table_config
 from hudi_core.timeline import Timeline
 
 
@@ -59,12 +59,19 @@ def metadata_table_reader(
     return MetadataTableReader(storage, timeline)
 
 
-def metadata_index_reader(storage: Storage, partition: MetadataPartition) -> MetadataTableReader | None:
-    """The metadata table when it keeps `partition` in sync (for index lookups), else None."""
-    state = load_table_state(storage)
-    if partition.path not in state.config.metadata_partitions:
+def metadata_index_reader(
+    storage: Storage, partition: MetadataPartition, timeline: Timeline
+) -> MetadataTableReader | None:
+    """The metadata table when it keeps `partition` in sync (for index lookups), else None.
+
+    `timeline` is the writer's snapshot: entries of instants completed after it must not be seen,
+    or a key moved by a concurrent clustering would point at a file group the writer cannot see
+    yet, be taken for new and stored twice.
+    """
+    config = load_table_config(storage)
+    if partition.path not in config.metadata_partitions:
         return None
-    return metadata_table_reader(storage, state.timeline, state.config)
+    return metadata_table_reader(storage, timeline, config)
 
 
 class FileListing:

@@ -177,9 +177,10 @@ class Timeline:
         return posixpath.join(self.timeline_dir, instant.file_name(self.layout_version))
 
     def read_content(self, instant: Instant) -> bytes:
-        return self._read_instant_file(self.instant_path(instant))
+        return self.read_instant_file(self.instant_path(instant))
 
-    def _read_instant_file(self, path: str) -> bytes:
+    def read_instant_file(self, path: str) -> bytes:
+        """Bytes of a timeline file (relative path); TimelineChangedError if it vanished since loading."""
         try:
             return self._storage.read_bytes(path)
         except HudiStorageError as e:
@@ -202,6 +203,6 @@ class Timeline:
         cached = self._cache.get(path)
         if cached is None:
             where = self._storage.full_path(path)
-            cached = CommitMetadata.from_dict(decode_instant_content(self._read_instant_file(path), where), where)
+            cached = CommitMetadata.from_dict(decode_instant_content(self.read_instant_file(path), where), where)
             self._cache[path] = cached
         return cached

@@ -41,6 +41,7 @@ from hudi_core.concurrency import (
     written_file_groups,
 )
 from hudi_core.config import ConfigOption, HudiConfigs, validate_options
+from hudi_core.config.concurrency import HudiLockConfig
 from hudi_core.config.table import KEY_GENERATOR_CLASSES, TableConfig, TableType, payload_merge_mode
 from hudi_core.config.write import FailedWritesCleanPolicy, HudiIndexConfig, HudiWriteConfig, InsertDupPolicy
 from hudi_core.engine.arrow import ordered_map
@@ -69,7 +70,7 @@ from hudi_core.services.pending import PendingServices, pending_services
 from hudi_core.services.rollback import resume_pending_rollbacks, rollback_instant
 from hudi_core.storage import Storage
 from hudi_core.table.create import write_partition_metafile
-from hudi_core.table.listing import latest_slices
+from hudi_core.table.listing import FileListing, latest_slices
 from hudi_core.table.state import TableState, load_table_state
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import (
@@ -212,6 +213,31 @@ def _remove_stray_files(storage: Storage, instant_time: str, stats: Sequence[Wri
     for path in Markers(storage, instant_time).data_files():
         if path not in written:
             storage.delete(path)
+
+
+def _check_conflicts(
+    storage: Storage,
+    timeline: Timeline,
+    snapshot: WriteSnapshot,
+    instant_time: str,
+    stats: Sequence[WriteStat],
+    replaced: dict[str, list[str]] | None,
+    configs: HudiConfigs,
+) -> None:
+    """The optimistic-concurrency check of a write about to complete (under the table lock)."""
+    my_files = [s.path for s in stats] if configs.get(HudiLockConfig.CHECK_KEY_OVERLAP) else None
+    check_write_conflicts(storage, timeline, snapshot, instant_time, written_file_groups(stats, replaced), my_files)
+
+
+def _check_non_partitioned(storage: Storage, timeline: Timeline) -> None:
+    """hoodie.properties without partition fields on a partitioned table (a lost key) would route every
+    record to the base path and store existing keys a second time."""
+    partitions = [p for p in FileListing(storage, timeline).partitions() if p]
+    if partitions:
+        raise HudiConfigError(
+            f"hoodie.properties declares no partition fields (hoodie.table.partition.fields) but the table has "
+            f"{len(partitions)} partition(s), e.g. {partitions[0]!r}; restore the key before writing"
+        )
 
 
 def check_no_pending_restore(timeline: Timeline) -> None:
@@ -481,7 +507,12 @@ class WriteClient:
 
     @contextlib.contextmanager
     def _commit_section(
-        self, finish: _Finish, instant_time: str, mine: set[tuple[str, str]], snapshot: WriteSnapshot | None
+        self,
+        finish: _Finish,
+        instant_time: str,
+        stats: Sequence[WriteStat],
+        replaced: dict[str, list[str]] | None,
+        snapshot: WriteSnapshot | None,
     ) -> Iterator[str | None]:
         """Single writer: nothing to do (the lock is held). Optimistic: takes the lock, checks the
         actions since `snapshot` for conflicts, and yields the latest time on the timeline (the
@@ -491,7 +522,7 @@ class WriteClient:
             return
         with table_lock(self._storage, finish.configs, f"commit {instant_time}"):
             timeline = load_table_state(self._storage).timeline
-            check_write_conflicts(self._storage, timeline, snapshot, instant_time, mine)
+            _check_conflicts(self._storage, timeline, snapshot, instant_time, stats, replaced, finish.configs)
             yield latest_time_on(timeline)
 
     def _requested_content(self, action: Action) -> bytes:
@@ -540,6 +571,8 @@ class WriteClient:
             reject_clustered_updates(pending_services(self._storage, timeline), replaced_groups(replaced))
             return self._arrow_plan([], replaced, None)
         assert batch is not None
+        if not keygen.is_partitioned:
+            _check_non_partitioned(self._storage, timeline)
         rows = batch.rows
         written_partitions = set(rows.column(PARTITION).to_pylist()) if rows.num_rows else set()
         lookup_everywhere = index.is_global or operation is WriteOperation.INSERT_OVERWRITE_TABLE
@@ -566,6 +599,7 @@ class WriteClient:
                 rows.column(KEY).combine_chunks(),
                 rows.column(PARTITION).combine_chunks(),
                 slices,
+                timeline,
             )
         else:
             tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
@@ -642,8 +676,7 @@ class WriteClient:
         context = write_context(self._storage, requested.requested_time, schema, avro_schema, config, finish.configs)
         stats = plan.execute(context)
         crash.crash_point("write.after_files")
-        mine = written_file_groups(stats, plan.replaced)
-        with self._commit_section(finish, requested.requested_time, mine, snapshot) as after:
+        with self._commit_section(finish, requested.requested_time, stats, plan.replaced, snapshot) as after:
             return self._complete(finish, inflight, writer, stats, avro_schema, plan.replaced, after)
 
     def _complete(
@@ -723,8 +756,9 @@ class WriteClient:
             after = None
             if is_optimistic(settings.configs):
                 snapshot = WriteSnapshot.before(state.timeline, inflight.requested_time)
-                mine = written_file_groups(stats, replaced)
-                check_write_conflicts(self._storage, state.timeline, snapshot, inflight.requested_time, mine)
+                _check_conflicts(
+                    self._storage, state.timeline, snapshot, inflight.requested_time, stats, replaced, settings.configs
+                )
                 after = latest_time_on(state.timeline)
             writer = data_timeline_writer(self._storage, state.timeline, settings.configs)
             avro_schema = table_avro_schema(schema, settings.config.name)

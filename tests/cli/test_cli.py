@@ -192,10 +192,12 @@ def test_write_creates_a_table_from_options(cow: Built) -> None:
 
 @pytest.fixture(scope="module")
 def broken(mor: Built, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, FileSlice]:
-    """A copy of the MoR table whose latest slice lost its base file."""
+    """A copy of the MoR table whose latest slice lost its base file, with a file no commit wrote."""
     path = tmp_path_factory.mktemp("broken") / "trips"
     shutil.copytree(mor.path, path)
     victim = next(s for s in HudiTable(str(path)).file_slices() if s.base_file)
+    orphan = path / victim.partition_path / f"{victim.file_id}_0-0-0_20200101000000000.parquet"
+    shutil.copy(path / (victim.base_file_path or ""), orphan)
     (path / (victim.base_file_path or "")).unlink()
     return path, victim
 
@@ -355,6 +357,8 @@ def test_validate_fails_when_a_latest_base_file_is_missing(
     assert report["ok"] is False
     assert f"missing file {victim.base_file_path} (latest slice of file group {victim.file_id})" in report["problems"]
     assert f"metadata table lists {victim.base_file_path}, which is not on storage" in report["problems"]
+    orphan = f"{victim.partition_path}/{victim.file_id}_0-0-0_20200101000000000.parquet"
+    assert f"orphan file {orphan}: written by no committed or pending instant" in report["problems"]
 
 
 def test_errors_are_one_line_with_exit_code_2(outputs: dict[str, Run]) -> None:

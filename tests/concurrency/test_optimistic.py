@@ -27,6 +27,7 @@ from hudi_core.write.crash import ENV_VAR
 from tests import hudi_rs
 from tests.concurrency.options import LOCK_PACKAGE, occ
 from tests.concurrency.pause import paused
+from tests.invariants import assert_healthy
 from tests.model import canonical, table_rows
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -111,6 +112,28 @@ def test_inserts_of_new_file_groups_never_conflict(
         HudiTable(str(tmp_path / "t"), OCC).insert(rows(("y", "sf", 8.0)))
     assert first.error is None
     assert [r[0] for r in content(tmp_path / "t")] == ["a", "b", "c", "x", "y"]
+
+
+@pytest.mark.parametrize("checked", [False, True], ids=["unchecked", "checked"])
+@pytest.mark.parametrize("table_type", TABLE_TYPES)
+def test_key_overlap_check_aborts_the_second_insert_of_one_new_key(
+    tmp_path: Path, table_type: str, checked: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two concurrent upserts of one new key land in different new file groups: the file-group check
+    lets both commit (the key is stored twice); with the key-overlap check the later one aborts."""
+    options = {**OCC, "hoodie.write.concurrency.check.key.overlap": str(checked).lower()}
+    table = new_table(tmp_path / "t", table_type)
+    with paused(monkeypatch, lambda: table.upsert(rows(("k", "la", 1.0), ("m", "la", 5.0)), options)) as late:
+        HudiTable(str(tmp_path / "t"), OCC).upsert(rows(("k", "la", 2.0), ("n", "la", 6.0)), options)
+    if not checked:
+        assert late.error is None, late.error
+        assert [r[0] for r in content(tmp_path / "t")].count("k") == 2, "without the check the key is duplicated"
+        return
+    assert isinstance(late.error, WriteConflictError), late.error
+    assert "1 record key(s): k;" in str(late.error)
+    expected = [("a", "sf", 1.0), ("b", "sf", 2.0), ("c", "nyc", 3.0), ("k", "la", 2.0), ("n", "la", 6.0)]
+    assert content(tmp_path / "t") == expected
+    assert_healthy(tmp_path / "t")
 
 
 def test_a_compaction_planned_meanwhile_on_the_same_file_group_wins(

@@ -9,12 +9,16 @@ COMPACTED_BLOCK_TIMES) replaces the earlier blocks of the instants it lists.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hudi_core import metrics
 from hudi_core.file_group.log_file.format import ROLLBACK_COMMAND, BlockType, HeaderKey
 from hudi_core.file_group.log_file.reader import RawBlock, read_log_blocks
 from hudi_core.storage import Storage
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,14 @@ def effective_blocks(blocks: Sequence[RawBlock], visibility: BlockVisibility) ->
     kept: list[RawBlock] = []
     for block in blocks:
         if block.block_type is BlockType.CORRUPT:
+            # Hudi skips these too (a torn append); never silently: the skip is logged and counted.
+            metrics.add(corrupt_blocks_skipped=1)
+            logger.warning(
+                "skipping corrupt log block in %s at offset %d (%d bytes)",
+                block.log_file,
+                block.offset,
+                len(block.content),
+            )
             continue
         if block.block_type is BlockType.COMMAND:
             if block.header.get(HeaderKey.COMMAND_BLOCK_TYPE) == ROLLBACK_COMMAND:

@@ -23,6 +23,7 @@ import pytest
 from hudi_core import HudiTable
 from hudi_core.write.crash import CRASH_POINTS, ENV_VAR
 from tests import hudi_rs
+from tests.invariants import assert_healthy
 from tests.model import canonical, table_rows
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -63,41 +64,46 @@ def _history(path: Path, table_type: str) -> HudiTable:
     return table
 
 
-def _compaction(path: Path) -> tuple[HudiTable, str, list[Any]]:
-    return _history(path, "MERGE_ON_READ"), "compact", [None]
+def _compaction(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
+    return _history(path, table_type), "compact", [None]
 
 
-def _log_compaction(path: Path) -> tuple[HudiTable, str, list[Any]]:
-    return _history(path, "MERGE_ON_READ"), "log_compact", [None]
+def _log_compaction(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
+    return _history(path, table_type), "log_compact", [None]
 
 
-def _clustering(path: Path) -> tuple[HudiTable, str, list[Any]]:
-    return _history(path, "COPY_ON_WRITE"), "cluster", [None]
+def _clustering(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
+    return _history(path, table_type), "cluster", [None]
 
 
-def _clean(path: Path) -> tuple[HudiTable, str, list[Any]]:
-    return _history(path, "COPY_ON_WRITE"), "clean", []
+def _clean(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
+    table = _history(path, table_type)
+    if table_type == "MERGE_ON_READ":  # slices become cleanable once a compaction started new ones
+        table.compact(None, SERVICE_OPTIONS)
+        for v in (6, 7):
+            table.upsert(_rows([1, 2, 3, 4], v), FAST)
+    return table, "clean", []
 
 
-def _archive(path: Path) -> tuple[HudiTable, str, list[Any]]:
-    table = _history(path, "MERGE_ON_READ")
+def _archive(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
+    table = _history(path, table_type)
     table.clean(SERVICE_OPTIONS)
     return table, "archive", []
 
 
-def _savepoint(path: Path) -> tuple[HudiTable, str, list[Any]]:
-    table = _history(path, "COPY_ON_WRITE")
+def _savepoint(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
+    table = _history(path, table_type)
     return table, "savepoint", [table.timeline.completed_data_instants()[-1].requested_time]
 
 
-def _restore(path: Path) -> tuple[HudiTable, str, list[Any]]:
-    table = _history(path, "MERGE_ON_READ")
+def _restore(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
+    table = _history(path, table_type)
     saved = table.timeline.completed_data_instants()[2].requested_time
     table.savepoint(saved)
     return table, "restore", [saved]
 
 
-SETUPS: dict[str, Callable[[Path], tuple[HudiTable, str, list[Any]]]] = {
+SETUPS: dict[str, Callable[[Path, str], tuple[HudiTable, str, list[Any]]]] = {
     "compaction": _compaction,
     "logcompaction": _log_compaction,
     "clustering": _clustering,
@@ -106,7 +112,14 @@ SETUPS: dict[str, Callable[[Path], tuple[HudiTable, str, list[Any]]]] = {
     "savepoint": _savepoint,
     "restore": _restore,
 }
-POINTS = [p for p in CRASH_POINTS if p.split(".")[0] in SETUPS]
+MOR_ONLY = {"compaction", "logcompaction"}  # Copy-on-Write tables have no logs to compact
+CASES = [
+    pytest.param(point, table_type, id=f"{point}-{table_type}")
+    for point in CRASH_POINTS
+    if point.split(".")[0] in SETUPS
+    for table_type in ("COPY_ON_WRITE", "MERGE_ON_READ")
+    if table_type == "MERGE_ON_READ" or point.split(".")[0] not in MOR_ONLY
+]
 
 
 def _run(path: Path, method: str, args: list[Any], crash_at: str | None) -> subprocess.CompletedProcess[str]:
@@ -125,10 +138,10 @@ def _run(path: Path, method: str, args: list[Any], crash_at: str | None) -> subp
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("point", POINTS)
-def test_service_crash_then_rerun(point: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("point", "table_type"), CASES)
+def test_service_crash_then_rerun(point: str, table_type: str, tmp_path: Path) -> None:
     path = tmp_path / "t"
-    table, method, args = SETUPS[point.split(".", maxsplit=1)[0]](path)
+    table, method, args = SETUPS[point.split(".", maxsplit=1)[0]](path, table_type)
     if method == "restore":
         expected = canonical(table_rows(table.read(as_of=args[0]), COLUMNS))
     else:
@@ -137,12 +150,15 @@ def test_service_crash_then_rerun(point: str, tmp_path: Path) -> None:
     assert crashed.returncode == -signal.SIGKILL, f"no crash at {point}: {crashed.returncode} {crashed.stderr}"
     if method != "restore":  # mid-restore the table is half restored; writers are refused
         assert canonical(table_rows(table.read(), COLUMNS)) == expected, "a crashed service changed the content"
+        assert_healthy(path, settled=False)
     time.sleep(0.5)  # the dead service's heartbeat and lock expire
     rerun = _run(path, method, args, None)
     assert rerun.returncode == 0, rerun.stderr
     table = HudiTable(str(path))
     assert canonical(table_rows(table.read(), COLUMNS)) == expected
     assert canonical(table_rows(hudi_rs.snapshot(str(path)), COLUMNS)) == expected
-    assert not table.timeline.pending(), f"left pending: {table.timeline.pending()}"
+    assert_healthy(path)
     table.upsert(_rows([1, 99], 42), FAST)
     assert {1, 99} <= set(table.read().column("id").to_pylist())
+    table.clean({**SERVICE_OPTIONS, "hoodie.clean.commits.retained": "1"})
+    assert_healthy(path)

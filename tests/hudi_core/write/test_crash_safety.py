@@ -35,6 +35,7 @@ from hudi_core.write.crash import CRASH_POINTS, ENV_VAR
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
 from hudi_core.write.heartbeat import heartbeat_path
 from tests import hudi_rs
+from tests.invariants import assert_healthy
 from tests.model import TableModel, canonical, table_rows
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -134,6 +135,7 @@ def _assert_reads(base: Path, model: TableModel) -> None:
     expected = canonical(model.snapshot(COLUMNS))
     assert canonical(table_rows(HudiTable(str(base)).read(), COLUMNS)) == expected, "hudi_core read"
     assert canonical(table_rows(hudi_rs.snapshot(base), COLUMNS)) == expected, "hudi-rs read"
+    assert_healthy(base, settled=False)
 
 
 def _timeline(base: Path) -> Timeline:
@@ -228,6 +230,7 @@ def test_upsert_crash_at_point_next_writer_recovers(point: str, table_type: str,
         assert _rolled_back(base) == {}
         assert [i.action for i in _timeline(base).instants()].count(Action.ROLLBACK) == 0
         _assert_reads(base, model)
+        assert_healthy(base)
         return
 
     (pending,) = _pending_data_instants(base)
@@ -242,6 +245,7 @@ def test_upsert_crash_at_point_next_writer_recovers(point: str, table_type: str,
 
     _assert_rolled_back(base, failed, failed_files)
     _assert_reads(base, model)
+    assert_healthy(base)
 
 
 def _crash_during_rollback(
@@ -275,6 +279,7 @@ def test_recovery_crash_during_rollback_next_writer_finishes_it(point: str, tabl
 
     _assert_rolled_back(base, failed, failed_files)
     _assert_reads(base, model)
+    assert_healthy(base)
 
 
 @pytest.mark.slow
