@@ -18,6 +18,7 @@ from hudi_core import HudiTable
 from tests import hudi_rs
 from tests.concurrency.options import occ
 from tests.concurrency.writer_process import KEYS_PER_CITY, SCHEMA, key
+from tests.invariants import assert_healthy
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 OCC = occ(
@@ -101,3 +102,4 @@ def test_four_writers_keep_every_acknowledged_commit(tmp_path: Path, table_type:
         f"{len(rejected)} aborted {conflicts}"
     )
     assert all(by_writer.values()), "every writer committed at least once"
+    assert_healthy(path)  # metadata table in step, nothing pending or orphaned
