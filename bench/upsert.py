@@ -167,7 +167,7 @@ def delta_merge(batch: pa.Table, predicate: str) -> Callable[[Path], dict[str, A
     return run
 
 
-def _gzip_level() -> int | None:
+def gzip_level() -> int | None:
     """The gzip level our base-file writer uses (pyarrow's own default, 9, when it sets none)."""
     level = getattr(parquet_writer, "_GZIP_LEVEL", None)
     return level if isinstance(level, int) else None
@@ -182,6 +182,22 @@ def touched_base_files(result: WriteResult) -> list[str]:
     )
 
 
+def replace_rows(old: pa.Table, batch: pa.Table, keys: pa.Array) -> tuple[pa.Table, int]:
+    """`old` with every row whose record key `keys` (the batch's key column) holds replaced, in place,
+    by the batch's row; returns the table and how many rows were replaced."""
+    position = pc.index_in(old.column(RECORD_KEY), value_set=keys)
+    matched_old = pc.indices_nonzero(pc.is_valid(position))
+    matched_in = pc.take(position, matched_old)
+    replacement = old.take(matched_old)
+    incoming = batch.take(matched_in)
+    for name in batch.column_names:
+        index = replacement.schema.get_field_index(name)
+        replacement = replacement.set_column(index, name, incoming.column(name).cast(old.schema.field(name).type))
+    order = np.arange(old.num_rows, dtype=np.int64)
+    order[matched_old.to_numpy()] = old.num_rows + np.arange(len(matched_old), dtype=np.int64)
+    return pa.concat_tables([old, replacement]).take(pa.array(order)), len(matched_old)
+
+
 def raw_rewrite(batch: pa.Table, files: Callable[[], Sequence[str]], codec: Callable[[], str]) -> Callable[[Path], int]:
     """pyarrow alone: read each file, replace the rows whose key the batch holds, write it with `codec()`
     (the codec our upsert wrote, at the gzip level our writer uses)."""
@@ -191,21 +207,11 @@ def raw_rewrite(batch: pa.Table, files: Callable[[], Sequence[str]], codec: Call
         source = pq.ParquetFile(table_dir / relative)
         old = source.read()
         old = old.replace_schema_metadata(None)  # not the footer's Hudi keys (bloom filter, Avro schema)
-        position = pc.index_in(old.column(RECORD_KEY), value_set=keys)
-        matched_old = pc.indices_nonzero(pc.is_valid(position))
-        matched_in = pc.take(position, matched_old)
-        replacement = old.take(matched_old)
-        incoming = batch.take(matched_in)
-        for name in batch.column_names:
-            index = replacement.schema.get_field_index(name)
-            replacement = replacement.set_column(index, name, incoming.column(name).cast(old.schema.field(name).type))
-        order = np.arange(old.num_rows, dtype=np.int64)
-        order[matched_old.to_numpy()] = old.num_rows + np.arange(len(matched_old), dtype=np.int64)
-        table = pa.concat_tables([old, replacement]).take(pa.array(order))
+        table, matched = replace_rows(old, batch, keys)
         name = codec()
-        level = _gzip_level() if name == "gzip" else None
+        level = gzip_level() if name == "gzip" else None
         pq.write_table(table, table_dir / f"{relative}.rewritten.parquet", compression=name, compression_level=level)
-        return len(matched_old)
+        return matched
 
     def run(table_dir: Path) -> int:
         with ThreadPoolExecutor(max_workers=arrow_engine.default_parallelism()) as pool:
@@ -233,7 +239,7 @@ def raw_write_only(files: Callable[[], Sequence[str]], codec: Callable[[], str])
             for relative in files():
                 loaded[relative] = pq.read_table(table_dir / relative).replace_schema_metadata(None)
         name = codec()
-        level = _gzip_level() if name == "gzip" else None
+        level = gzip_level() if name == "gzip" else None
 
         def write(relative: str) -> int:
             pq.write_table(
@@ -338,7 +344,7 @@ def report(variants: Mapping[str, Variant], repeat: int) -> None:
     print(
         f"  ours CoW / raw pyarrow rewrite = {ratio:6.2f}x  (target <= {RAW_TARGET}x: {_verdict(ratio, RAW_TARGET)}; "
         f"raw rewrite {raw.median:.2f} s, codec {cow.codec_after}"
-        f"{f' level {_gzip_level()}' if cow.codec_after == 'gzip' and _gzip_level() else ''})"
+        f"{f' level {gzip_level()}' if cow.codec_after == 'gzip' and gzip_level() else ''})"
     )
 
 
