@@ -10,6 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.corpus import corpus_tables, extract
+from tests.objectstore.conftest import configure_s3_environment
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    configure_s3_environment()  # before any Spark worker starts: they inherit the environment
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,5 +1,9 @@
 """An S3-compatible server on loopback for the object-storage tests: moto's server mode (a real
-HTTP endpoint in its own process, not in-process patching), started once per test session."""
+HTTP endpoint in its own process, not in-process patching), started once per test session.
+
+Its address and credentials are set in the environment when the test session starts
+(`configure_s3_environment`, called from the root conftest), before any Spark worker exists: Spark's
+Python workers inherit the environment their daemon started with, and read S3 through it."""
 
 from __future__ import annotations
 
@@ -27,16 +31,23 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def configure_s3_environment() -> None:
+    """Points the AWS variables of this test session at the loopback port the server will use."""
+    os.environ.update({**CREDENTIALS, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{_free_port()}"})
+
+
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
-    """The endpoint URL; the AWS variables point every process of the session at it."""
-    port = _free_port()
+    """The endpoint URL, started on the port the AWS variables name."""
+    if "127.0.0.1" not in os.environ.get("AWS_ENDPOINT_URL", ""):
+        configure_s3_environment()
+    endpoint = os.environ["AWS_ENDPOINT_URL"]
+    port = int(endpoint.rsplit(":", 1)[1])
     server = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    endpoint = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -47,16 +58,9 @@ def s3_endpoint() -> Iterator[str]:
                 server.kill()
                 raise RuntimeError("the S3-compatible test server did not start") from None
             time.sleep(0.1)
-    saved = {k: os.environ.get(k) for k in [*CREDENTIALS, "AWS_ENDPOINT_URL"]}
-    os.environ.update({**CREDENTIALS, "AWS_ENDPOINT_URL": endpoint})
     try:
         yield endpoint
     finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
         server.terminate()
         server.wait(timeout=10)
 
