@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from hudi_core.concurrency.key_overlap import record_keys_of
+from hudi_core.concurrency.key_overlap import record_keys_of, shared_keys
 from hudi_core.errors import WriteConflictError
 from hudi_core.services.pending import FileGroupId, clustering_slices, compaction_operations, read_plan
 from hudi_core.storage import Storage
@@ -98,7 +98,6 @@ def check_write_conflicts(
     """
     if not mine:
         return
-    clashes: list[tuple[Instant, Sequence[FileGroupId]]] = []
     concurrent_writes: list[Instant] = []
     for instant in timeline.instants():
         if instant.requested_time == instant_time:
@@ -112,38 +111,35 @@ def check_write_conflicts(
             if instant.requested_time in snapshot.pending_services or not timeline.is_table_service(instant):
                 continue
             touched = _planned_touches(storage, timeline, instant)
-        overlap = sorted(mine & touched)
+        overlap = [f"{p or '<root>'}/{f}" for p, f in sorted(mine & touched)]
         if overlap:
-            clashes.append((instant, overlap))
-    if not clashes and my_files and concurrent_writes:
+            raise _conflict(timeline, instant, instant_time, f"{len(overlap)} file group(s)", overlap)
+    if my_files and concurrent_writes:
         _check_key_overlap(storage, timeline, concurrent_writes, instant_time, my_files)
-    if clashes:
-        instant, first = clashes[0]
-        overlap = list(first)
-        state = "completed" if instant.is_completed else "planned"
-        groups = ", ".join(f"{p or '<root>'}/{f}" for p, f in overlap[:3]) + (" ..." if len(overlap) > 3 else "")
-        raise WriteConflictError(
-            f"write {instant_time} conflicts with {timeline.pending_action(instant).value} "
-            f"{instant.requested_time}, {state} since this write started, on {len(overlap)} file group(s): "
-            f"{groups}; the write was rolled back and is safe to retry"
-        )
+
+
+def _conflict(
+    timeline: Timeline, instant: Instant, instant_time: str, what: str, names: Sequence[str]
+) -> WriteConflictError:
+    state = "completed" if instant.is_completed else "planned"
+    listed = ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
+    return WriteConflictError(
+        f"write {instant_time} conflicts with {timeline.pending_action(instant).value} "
+        f"{instant.requested_time}, {state} since this write started, on {what}: {listed}; "
+        "the write was rolled back and is safe to retry"
+    )
 
 
 def _check_key_overlap(
     storage: Storage, timeline: Timeline, concurrent: Sequence[Instant], instant_time: str, my_files: Sequence[str]
 ) -> None:
     mine = record_keys_of(storage, my_files)
-    if not mine:
+    if not len(mine):
         return
     for instant in concurrent:
         if timeline.is_table_service(instant):
             continue  # services move keys between file groups the file-group check covers; they add none
         theirs = record_keys_of(storage, [s.path for s in timeline.commit_metadata(instant).write_stats()])
-        shared = sorted(mine & theirs)
+        shared = shared_keys(mine, theirs)
         if shared:
-            keys = ", ".join(shared[:3]) + (" ..." if len(shared) > 3 else "")
-            raise WriteConflictError(
-                f"write {instant_time} conflicts with {timeline.pending_action(instant).value} "
-                f"{instant.requested_time}, completed since this write started, on {len(shared)} record key(s): "
-                f"{keys}; the write was rolled back and is safe to retry"
-            )
+            raise _conflict(timeline, instant, instant_time, f"{len(shared)} record key(s)", shared)

@@ -243,7 +243,8 @@ class WrittenLogs:
         return self._read[path]
 
 
-def _base_keys(storage: Storage, path: str) -> pa.Array:
+def base_keys(storage: Storage, path: str) -> pa.Array:
+    """The `_hoodie_record_key` column of a base file."""
     keys = pq.read_table(storage.open_input_file(path), columns=[RECORD_KEY]).column(RECORD_KEY)
     return keys.combine_chunks()
 
@@ -271,9 +272,9 @@ def _record_index(
         previous = previous_base_files.get((file.partition, file.file_id))
         if previous is not None and stat.num_inserts == 0 and stat.num_deletes == 0:
             continue  # a rewrite that only updated rows: every key stays where it was
-        keys = _base_keys(storage, _path(file))
+        keys = base_keys(storage, _path(file))
         if previous is not None:
-            before = _base_keys(storage, previous)
+            before = base_keys(storage, previous)
             gone.update(before.filter(pc.invert(pc.is_in(before, keys))).to_pylist())
             keys = keys.filter(pc.invert(pc.is_in(keys, before)))
         for key in keys.to_pylist():

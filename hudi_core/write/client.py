@@ -69,7 +69,7 @@ from hudi_core.services.base import ServiceResult
 from hudi_core.services.pending import PendingServices, pending_services
 from hudi_core.services.rollback import resume_pending_rollbacks, rollback_instant
 from hudi_core.storage import Storage
-from hudi_core.table.create import write_partition_metafile
+from hudi_core.table.create import PARTITION_METAFILE, write_partition_metafile
 from hudi_core.table.listing import FileListing, latest_slices
 from hudi_core.table.state import TableState, load_table_state
 from hudi_core.timeline import Timeline
@@ -232,6 +232,8 @@ def _check_conflicts(
 def _check_non_partitioned(storage: Storage, timeline: Timeline) -> None:
     """hoodie.properties without partition fields on a partitioned table (a lost key) would route every
     record to the base path and store existing keys a second time."""
+    if storage.exists(PARTITION_METAFILE):
+        return  # the base path is the one partition: no listing on every write of such a table
     partitions = [p for p in FileListing(storage, timeline).partitions() if p]
     if partitions:
         raise HudiConfigError(
