@@ -17,7 +17,7 @@ import boto3
 import pyarrow as pa
 import pytest
 
-from hudi_core import HudiTable
+from hudi_core import HudiStorageError, HudiTable, TableNotFoundError
 from hudi_core.concurrency.retry import retry_on_conflict
 from hudi_core.concurrency.storage_lock import LOCK_FILE, TableLock
 from hudi_core.storage import Storage
@@ -221,3 +221,11 @@ def test_spark_engine_writes_and_reads_a_table_on_s3(bucket: str, spark: Any) ->
     read = spark.read.format("hudi").load(uri).select(*COLUMNS).toArrow()
     assert canonical(table_rows(read, COLUMNS)) == canonical(model.snapshot(COLUMNS))
     assert_healthy(uri)
+
+
+def test_bad_s3_locations_raise_specific_errors_and_create_nothing(bucket: str) -> None:
+    with pytest.raises(HudiStorageError, match="names no bucket"):
+        HudiTable("s3://")
+    with pytest.raises(TableNotFoundError, match="no Hudi table at s3://"):
+        HudiTable(f"s3://{bucket}/absent").read()
+    assert _objects(bucket, "") == [], "a failed open wrote to the bucket"
