@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.engine.arrow import ordered_map
-from hudi_core.errors import HudiConfigError
+from hudi_core.errors import HudiConfigError, TimelineChangedError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.parquet import open_parquet, read_parquet
 from hudi_core.index.bloom_filter import BloomFilter
@@ -30,7 +30,7 @@ from hudi_core.keygen import RecordKeySpec
 from hudi_core.metadata.keys import bloom_filter_key
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import KeyFilter
-from hudi_core.metadata.record_index import location_of
+from hudi_core.metadata.record_index import epoch_ms, location_of, written_at
 from hudi_core.schema.meta_fields import RECORD_KEY
 from hudi_core.storage import Storage
 from hudi_core.table.listing import metadata_index_reader
@@ -216,6 +216,11 @@ def tag_by_record_index(
 
     A location whose file group is no longer live (replaced by insert_overwrite) counts as new.
     Returns None when the table has no published record index yet.
+
+    Raises:
+        TimelineChangedError: the index places a key in a file group that an instant completed
+            after `timeline` wrote (a metadata compaction since the snapshot folded that instant
+            in); the writer plans again on a fresh snapshot instead of storing the key twice.
     """
     reader = metadata_index_reader(storage, MetadataPartition.RECORD_INDEX, timeline)
     if reader is None:
@@ -223,12 +228,21 @@ def tag_by_record_index(
     keys = incoming_keys.combine_chunks() if isinstance(incoming_keys, pa.ChunkedArray) else incoming_keys
     found = reader.records(MetadataPartition.RECORD_INDEX, KeyFilter(keys=frozenset(keys.to_pylist())))
     live = {(p, s.file_id) for p, group in slices.items() for s in group}
+    seen = {epoch_ms(i.requested_time) for i in timeline.completed()}
+    first_active = timeline.first_active_write()
+    oldest_seen = epoch_ms(first_active) if first_active is not None else None
     file_ids: list[str | None] = []
     partitions: list[str | None] = []
     for key in keys.to_pylist():
         record = found.get(key)
         location = location_of(record) if record is not None else None
         if location is None or location not in live:
+            written = written_at(record) if record is not None else None
+            if written is not None and written not in seen and (oldest_seen is None or written >= oldest_seen):
+                raise TimelineChangedError(
+                    f"the record index places key {key!r} in file group {location}, written by an instant "
+                    "completed after this write's snapshot"
+                )
             file_ids.append(None)
             partitions.append(None)
         else:

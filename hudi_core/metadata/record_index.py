@@ -6,6 +6,7 @@ file id as its string (encoding 1). Hudi also stores the writing instant as epoc
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 from datetime import UTC, datetime
@@ -21,7 +22,10 @@ def _signed(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-def _epoch_ms(instant_time: str) -> int:
+@functools.lru_cache(maxsize=1024)
+def epoch_ms(instant_time: str) -> int:
+    """An instant time as the epoch milliseconds `record_index` entries store (cached: a commit's
+    entries all carry the same instant)."""
     parsed = datetime.strptime(instant_time[:17].ljust(17, "0"), "%Y%m%d%H%M%S%f").replace(tzinfo=UTC)
     return int(parsed.timestamp() * 1000)
 
@@ -34,7 +38,7 @@ def location_payload(partition: str, file_id: str, instant_time: str) -> dict[st
         "fileIdLowBits": None,
         "fileIndex": None,
         "fileId": "",
-        "instantTime": _epoch_ms(instant_time),
+        "instantTime": epoch_ms(instant_time),
         "fileIdEncoding": ENCODING_STRING,
         "position": None,
     }
@@ -54,6 +58,12 @@ def location_payload(partition: str, file_id: str, instant_time: str) -> dict[st
 
 def location_record(partition: str, file_id: str, instant_time: str) -> MetadataRecord:
     return new_record(RecordType.RECORD_INDEX, recordIndexMetadata=location_payload(partition, file_id, instant_time))
+
+
+def written_at(record: MetadataRecord) -> int | None:
+    """Epoch milliseconds of the instant that put a key where a `record_index` record says."""
+    value = record["recordIndexMetadata"].get("instantTime")
+    return int(value) if value is not None else None
 
 
 def location_of(record: MetadataRecord) -> tuple[str, str]:

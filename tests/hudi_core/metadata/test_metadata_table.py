@@ -19,15 +19,18 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import HudiConfigError, HudiTable, metrics
-from hudi_core.errors import MetadataTableError
+from hudi_core.errors import MetadataTableError, TimelineChangedError
 from hudi_core.file_group.base_file.hfile import read_hfile_cells
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey
 from hudi_core.file_group.log_file.reader import read_log_blocks
+from hudi_core.index.tagger import tag_by_record_index
 from hudi_core.metadata.partitions import MetadataPartition
-from hudi_core.metadata.reader import MetadataTableReader
+from hudi_core.metadata.reader import METADATA_DIR, MetadataTableReader
 from hudi_core.metadata.record import decode
 from hudi_core.metadata.writer import hfile_block
-from hudi_core.table.listing import FileListing
+from hudi_core.table.listing import FileListing, latest_slices
+from hudi_core.table.state import load_table_state
+from hudi_core.timeline.instant import Action
 from tests import hudi_rs
 from tests.hudi_core.write.test_crash_safety import EXPIRY_S, OPTIONS, _crash_upsert
 from tests.model import TableModel, canonical, table_rows
@@ -384,3 +387,28 @@ def test_validating_a_table_without_a_metadata_table_raises(tmp_path: Path) -> N
     history.upsert(_rows(range(5), 1))
     with pytest.raises(MetadataTableError, match=r"cannot load the metadata table"):
         history.table.validate_metadata()
+
+
+def test_record_index_ahead_of_a_writers_snapshot_makes_it_plan_again(tmp_path: Path) -> None:
+    """A clustering moves keys, and a metadata compaction folds that move into the index's base
+    file: a writer whose snapshot predates the clustering must not take the moved keys for new."""
+    options = {"hoodie.index.type": "RECORD_INDEX", "hoodie.metadata.compact.max.delta.commits": "1"}
+    history = History(tmp_path / "t", "COPY_ON_WRITE", options)
+    history.upsert(_rows(range(30), 1))
+    history.upsert(_rows(range(30, 60), 2))
+    storage = history.table.storage
+    snapshot = HudiTable(str(history.base)).timeline
+    slices = latest_slices(storage, snapshot)
+    assert history.table.cluster(None, {**history.options, **options}) is not None
+    history.upsert(_rows([59], 3))  # one more commit: the metadata table compacts again
+    metadata_timeline = load_table_state(storage.sub(METADATA_DIR)).timeline
+    assert any(i.action is Action.COMMIT for i in metadata_timeline.completed())
+    keys = pa.array([f"id-{i:03d}" for i in (0, 31)])
+    with pytest.raises(TimelineChangedError, match="completed after this write's snapshot"):
+        tag_by_record_index(storage, keys, slices, snapshot)
+    # On the current timeline the same keys are found where the clustering put them.
+    current = HudiTable(str(history.base)).timeline
+    tags = tag_by_record_index(storage, keys, latest_slices(storage, current), current)
+    assert tags is not None and None not in tags.file_ids.to_pylist()
+    history.upsert(_rows([0, 31], 4))
+    history.check("after the clustering")
