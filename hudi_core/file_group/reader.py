@@ -1,9 +1,11 @@
 """FileGroupReader: one file slice in, the rows it holds out, as Arrow.
 
 Copy-on-Write slices (and read-optimized queries) read the base file, pruning row groups by
-statistics. Merge-on-Read slices with log files read the base file whole, scan the visible log
-blocks, merge by record key, and only then filter: a log record may change or delete a row the
-statistics of its base file say nothing about.
+statistics. Merge-on-Read slices with log files scan the visible log blocks, merge them with every
+base row by record key, and only then filter: a log record may change or delete a row the
+statistics of its base file say nothing about. When the query filters (incremental queries always
+do, on commit time), the base is first read with only the columns merging and filtering need; the
+other columns are read for the base rows that pass, if any.
 
 Engine-agnostic: the Arrow engine runs it in threads, the Spark engine in Python tasks.
 """
@@ -13,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_core.expr import Filter, combined_expression
 from hudi_core.file_group import FileSlice
@@ -22,7 +26,8 @@ from hudi_core.file_group.log_file.blocks import decode_data_block, decode_delet
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey
 from hudi_core.file_group.log_file.reader import RawBlock
 from hudi_core.file_group.log_file.scanner import BlockVisibility, scan_log_files
-from hudi_core.merge.record_merger import LogChunk, MergeSpec, merge_slice
+from hudi_core.merge.record_merger import LogChunk, MergeSpec, merge_slice, split_slice
+from hudi_core.schema.meta_fields import IS_DELETED
 from hudi_core.storage import Storage
 
 
@@ -68,24 +73,63 @@ class FileGroupReader:
         expression = combined_expression(request.filters)
         stats = LogScanStats()
         if file_slice.has_logs and not request.read_optimized:
-            table, stats = self._merge(file_slice, request)
-        elif file_slice.base_file_path is None:
+            return self._merge(file_slice, request, expression)
+        if file_slice.base_file_path is None:
             return request.schema.empty_table(), stats
-        else:
-            table = read_parquet(self._storage, file_slice.base_file_path, request.schema, request.filters).table
+        table = read_parquet(self._storage, file_slice.base_file_path, request.schema, request.filters).table
         return (table.filter(expression) if expression is not None else table), stats
 
-    def _merge(self, file_slice: FileSlice, request: SliceReadRequest) -> tuple[pa.Table, LogScanStats]:
+    def _merge(
+        self, file_slice: FileSlice, request: SliceReadRequest, expression: pc.Expression | None
+    ) -> tuple[pa.Table, LogScanStats]:
         if request.merge is None or request.visibility is None:
             raise ValueError("a Merge-on-Read slice read needs a merge spec and block visibility")
-        base = None
-        if file_slice.base_file_path is not None:
-            base = read_parquet(self._storage, file_slice.base_file_path, request.schema).table
         chunks = [chunk for _, chunk in read_log_chunks(self._storage, file_slice.log_file_paths, request.visibility)]
         records = sum(
             len(c.deletes) if c.deletes is not None else c.data.num_rows if c.data is not None else 0 for c in chunks
         )
-        return merge_slice(base, chunks, request.merge), LogScanStats(len(chunks), records)
+        stats = LogScanStats(len(chunks), records)
+        base_path = file_slice.base_file_path
+        narrow = _columns_before_filtering(request, chunks) if expression is not None else None
+        if base_path is None or narrow is None:
+            base = read_parquet(self._storage, base_path, request.schema).table if base_path is not None else None
+            table = merge_slice(base, chunks, request.merge)
+            return (table.filter(expression) if expression is not None else table), stats
+        assert expression is not None
+        head = read_parquet(self._storage, base_path, narrow).table
+        split = split_slice(head, chunks, request.merge)
+        positions = np.arange(head.num_rows) if split.base_kept is None else np.flatnonzero(split.base_kept)
+        kept = head.take(pa.array(positions)).append_column("__hudi_row", pa.array(positions))
+        positions = kept.filter(expression).column("__hudi_row").to_numpy()
+        rest = pa.schema([f for f in request.schema if f.name not in narrow.names])
+        fetched = read_parquet(self._storage, base_path, rest, rows=positions).table if len(positions) else None
+        base_part = pa.Table.from_arrays(
+            [
+                head.column(f.name).take(pa.array(positions))
+                if f.name in narrow.names
+                else fetched.column(f.name)
+                if fetched is not None
+                else pa.nulls(0, f.type)
+                for f in request.schema
+            ],
+            schema=request.schema,
+        )
+        log_part = split.log_rows.filter(expression).select(request.schema.names)
+        return pa.concat_tables([base_part, log_part]), stats
+
+
+def _columns_before_filtering(request: SliceReadRequest, chunks: Sequence[LogChunk]) -> pa.Schema | None:
+    """The base columns a filtered merge reads before filtering (record key source columns, the
+    ordering field, the filtered columns), or None when reading them first saves nothing."""
+    merge = request.merge
+    assert merge is not None
+    if any(chunk.partial for chunk in chunks):
+        return None  # partial updates take their missing columns from whole base rows
+    needed = {*merge.keys.source_columns, IS_DELETED, *(f.column for f in request.filters)}
+    if merge.ordering_field is not None:
+        needed.add(merge.ordering_field)
+    narrow = pa.schema([f for f in request.schema if f.name in needed])
+    return narrow if len(narrow) < len(request.schema) else None
 
 
 def read_log_chunks(

@@ -335,11 +335,47 @@ def _merge_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> pa.
     Base columns are never rebuilt: the result is the base minus the replaced rows, plus the
     winning log rows and log-only inserts, so a 1% update costs one filter of the base.
     """
+    keep, log_part = _split_with_base(base, log_rows, spec)
+    kept = base if keep is None else base.filter(pa.array(keep))
+    return pa.concat_tables([kept, log_part.select(base.column_names)])
+
+
+@dataclass(frozen=True)
+class SplitMerge:
+    """A merged slice kept apart as the base rows that survive and the rows the log contributes.
+
+    Attributes:
+        base_kept: per base row, whether it is in the result (None: every row is).
+        log_rows: winning log rows and log-only inserts, in `spec.schema`, deletes dropped.
+    """
+
+    base_kept: np.ndarray | None
+    log_rows: pa.Table
+
+
+def split_slice(base_keys: pa.Table, chunks: Sequence[LogChunk], spec: MergeSpec) -> SplitMerge:
+    """Merges a slice whose base was read with only the columns merging needs (record key source
+    columns and the ordering field): which base rows survive, and the rows the log adds. The
+    caller fetches the other base columns for surviving rows only. Partial-update blocks need whole
+    base rows and are not accepted."""
+    if any(chunk.partial for chunk in chunks):
+        raise ValueError("partial-update blocks need whole base rows")
+    resolved = _resolve_chunks(chunks, spec)
+    if resolved is None:
+        return SplitMerge(None, spec.schema.empty_table())
+    if base_keys.num_rows == 0:
+        return SplitMerge(None, _drop_internals(resolved.filter(pc.invert(resolved.column(DELETE)))))
+    keep, log_part = _split_with_base(base_keys, resolved, spec)
+    return SplitMerge(keep, log_part)
+
+
+def _split_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> tuple[np.ndarray | None, pa.Table]:
+    """(which base rows survive or None for all, the log's winners and inserts without deletes)."""
     index = pc.index_in(spec.keys.keys(base), value_set=log_rows.column(KEY))
     matched_positions = pc.indices_nonzero(pc.is_valid(index))
     if len(matched_positions) == 0:
         inserts = log_rows.filter(pc.invert(log_rows.column(DELETE)))
-        return pa.concat_tables([base, _drop_internals(inserts)])
+        return None, _drop_internals(inserts)
     log_index = pc.take(index, matched_positions)
     newer = log_rows.take(log_index)
     if spec.by_event_time:
@@ -356,5 +392,4 @@ def _merge_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> pa.
     winners = _overlay_partial(newer.filter(wins), base.take(replaced), older_exists=True)
     inserts = log_rows.filter(pa.array(untouched_log))
     log_part = pa.concat_tables([winners, inserts])
-    log_part = _drop_internals(log_part.filter(pc.invert(log_part.column(DELETE))))
-    return pa.concat_tables([base.filter(pa.array(keep)), log_part.select(base.column_names)])
+    return keep, _drop_internals(log_part.filter(pc.invert(log_part.column(DELETE))))

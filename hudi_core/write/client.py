@@ -635,7 +635,7 @@ class WriteClient:
     ) -> WritePlan:
         workload: dict[str, int] = {}
         for task in writes:
-            workload[task.partition_path] = workload.get(task.partition_path, 0) + task.records.num_rows
+            workload[task.partition_path] = workload.get(task.partition_path, 0) + task.num_records
         engine = self._engine
         return WritePlan(
             schema=batch.schema if batch is not None else None,

@@ -7,7 +7,10 @@ them on threads; the Spark engine runs them in executors.
 Meta columns (notes §8.1): `_hoodie_commit_time` = the instant, `_hoodie_commit_seqno` =
 `<instant>_<task>_<n>`, the record key and partition path, and `_hoodie_file_name` = the base file
 name (the file id in log records). A merge keeps the commit time and sequence number of untouched
-records and renames them all to the new file.
+records and renames them all to the new file. It writes the untouched records first, in their old
+order, and the records of its own commit (updates, then inserts) last, in a row group of their own:
+the `_hoodie_commit_time` statistics of that row group are what an incremental read of the commit
+prunes by. Row order within a base file is not part of the format.
 """
 
 from __future__ import annotations
@@ -83,23 +86,35 @@ class FileGroupWrite:
         file_id: the file group.
         io_type: CREATE (new base file), MERGE (rewrite the base file) or APPEND (log file).
         task_index: this task's number in the write (part of write tokens and sequence numbers).
-        records: rows in the context's schema plus the record key and delete flag columns.
+        source: rows in the context's schema plus the record key and delete flag columns: this
+            group's, or the whole batch's when `rows` picks this group's out of it.
         base_file: MERGE: the current base file name.
         base_instant: MERGE: the current base file's instant.
+        rows: positions of this group's rows in `source`; None: all of them.
     """
 
     partition_path: str
     file_id: str
     io_type: IOType
     task_index: int
-    records: pa.Table
+    source: pa.Table
     base_file: str | None = None
     base_instant: str | None = None
     token: str | None = None  # an engine's own write token (Spark: partition-stage-attempt)
+    rows: pa.Array | None = None
 
     @property
     def write_token(self) -> str:
         return self.token or f"{self.task_index}-0-{self.task_index}"
+
+    @property
+    def num_records(self) -> int:
+        return self.source.num_rows if self.rows is None else len(self.rows)
+
+    def records(self) -> pa.Table:
+        """This group's rows. They are copied out of the batch only here, inside the write task, so
+        that a large write holds the copies of the groups being written, not of every group."""
+        return self.source if self.rows is None else self.source.take(self.rows)
 
 
 def write_file_group(context: WriteContext, task: FileGroupWrite) -> WriteStat:
@@ -116,9 +131,8 @@ def _meta_rows(context: WriteContext, task: FileGroupWrite, rows: pa.Table, file
     """Incoming rows with fresh meta columns, in the context's full schema."""
     count = rows.num_rows
     populate = context.populate_meta_fields
-    seqnos = pc.binary_join_element_wise(
-        f"{context.instant_time}_{task.task_index}", pc.cast(pa.array(range(count), pa.int64()), pa.string()), "_"
-    )
+    numbers = pc.cast(pa.array(np.arange(count, dtype=np.int64)), pa.string())
+    seqnos = pc.binary_join_element_wise(f"{context.instant_time}_{task.task_index}", numbers, "_")
     meta = {
         COMMIT_TIME: pa.repeat(pa.scalar(context.instant_time if populate else None, pa.string()), count),
         COMMIT_SEQNO: seqnos if populate else pa.nulls(count, pa.string()),
@@ -152,9 +166,16 @@ def _bloom(context: WriteContext, keys: pa.Array | pa.ChunkedArray) -> BloomFilt
 
 
 def _write_base(
-    storage: Storage, context: WriteContext, task: FileGroupWrite, table: pa.Table, io_type: IOType
+    storage: Storage,
+    context: WriteContext,
+    task: FileGroupWrite,
+    table: pa.Table,
+    io_type: IOType,
+    new_row_group_at: int | None = None,
 ) -> tuple[str, int]:
-    return write_base(storage, context, task.partition_path, task.file_id, task.write_token, table, io_type)
+    return write_base(
+        storage, context, task.partition_path, task.file_id, task.write_token, table, io_type, new_row_group_at
+    )
 
 
 def write_base(
@@ -165,10 +186,12 @@ def write_base(
     write_token: str,
     table: pa.Table,
     io_type: IOType,
+    new_row_group_at: int | None = None,
 ) -> tuple[str, int]:
     """Writes a base file of the context's instant (marker first); returns its path and size.
 
     `table` holds the meta columns and the data columns; `_hoodie_file_name` is set here.
+    `new_row_group_at`: a row position where a row group must start.
     """
     name = BaseFileName(file_id, write_token, context.instant_time, "parquet").name
     path = posixpath.join(partition_path, name)
@@ -186,16 +209,23 @@ def write_base(
         compression=context.compression,
         row_group_bytes=context.row_group_bytes,
         page_bytes=context.page_bytes,
+        new_row_group_at=new_row_group_at,
     )
     crash.crash_point(f"{context.crash_prefix}.after_first_file")
     return path, size
 
 
 def _create(storage: Storage, context: WriteContext, task: FileGroupWrite) -> WriteStat:
-    rows = task.records.filter(pc.invert(task.records.column(DELETED)))
+    rows = _without_deletes(task.records())
     table = _meta_rows(context, task, rows, "")
     path, size = _write_base(storage, context, task, table, IOType.CREATE)
     return _stat(task, path, size, writes=rows.num_rows, inserts=rows.num_rows)
+
+
+def _without_deletes(records: pa.Table) -> pa.Table:
+    deleted = records.column(DELETED)
+    # Filtering copies every column even when it keeps every row: inserts rarely carry deletes.
+    return records.filter(pc.invert(deleted)) if pc.any(deleted).as_py() else records
 
 
 def _newer_wins(context: WriteContext, incoming: pa.Table, stored: pa.Table) -> pa.ChunkedArray | pa.Array:
@@ -214,7 +244,7 @@ def _newer_wins(context: WriteContext, incoming: pa.Table, stored: pa.Table) -> 
 def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> WriteStat:
     assert task.base_file is not None
     old = read_parquet(storage, posixpath.join(task.partition_path, task.base_file), context.full_schema).table
-    incoming = task.records
+    incoming = task.records()
     position = pc.index_in(context.key_spec.keys(old), value_set=incoming.column(KEY))
     matched_old = pc.indices_nonzero(pc.is_valid(position))
     matched_in = pc.take(position, matched_old)
@@ -226,15 +256,14 @@ def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wri
     known = pc.is_in(incoming.column(KEY), value_set=context.key_spec.keys(old))
     insert_in = pc.indices_nonzero(pc.and_(pc.invert(known), pc.invert(incoming.column(DELETED))))
     fresh = _meta_rows(context, task, incoming, "")
-    # Old rows keep their order; replaced ones take the incoming row; inserts go last.
-    source = pa.concat_tables([old, fresh])
-    order = np.arange(old.num_rows, dtype=np.int64)
-    order[replace_old.to_numpy()] = replace_in.to_numpy().astype(np.int64) + old.num_rows
-    keep = np.ones(old.num_rows, dtype=bool)
-    keep[delete_old.to_numpy()] = False
-    indices = np.concatenate([order[keep], insert_in.to_numpy().astype(np.int64) + old.num_rows])
-    table = source.take(indices)
-    path, size = _write_base(storage, context, task, table, IOType.MERGE)
+    # Untouched old rows keep their order; the rows this commit writes (updates, then inserts) follow
+    # in a row group of their own, whose commit-time statistics let incremental reads skip the rest.
+    untouched = np.ones(old.num_rows, dtype=bool)
+    untouched[delete_old.to_numpy()] = False
+    untouched[replace_old.to_numpy()] = False
+    written = np.concatenate([replace_in.to_numpy(), insert_in.to_numpy()]).astype(np.int64)
+    table = pa.concat_tables([old.filter(pa.array(untouched)), fresh.take(pa.array(written))])
+    path, size = _write_base(storage, context, task, table, IOType.MERGE, new_row_group_at=int(untouched.sum()))
     cdc_stats = None
     if context.cdc_mode is not None:
         changes = change_records(
@@ -299,9 +328,10 @@ def write_cdc_log(
 
 
 def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> WriteStat:
-    deleted = task.records.column(DELETED)
-    updates = task.records.filter(pc.invert(deleted))
-    deletes = task.records.filter(deleted)
+    records = task.records()
+    deleted = records.column(DELETED)
+    updates = records.filter(pc.invert(deleted))
+    deletes = records.filter(deleted)
     writer_schema = with_meta_fields_avro(context.avro_schema)
     blocks = []
     if updates.num_rows:
@@ -333,7 +363,7 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
         path=path,
         partition_path=task.partition_path,
         prev_commit=context.instant_time,
-        num_writes=task.records.num_rows,
+        num_writes=records.num_rows,
         num_inserts=0,
         num_update_writes=updates.num_rows,
         num_deletes=deletes.num_rows,

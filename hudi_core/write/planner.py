@@ -86,7 +86,8 @@ def route(rows: pa.Table, tags: Tags, index: IndexSpec) -> pa.Table:
             routed = _with_targets(rows, stored_partition, tags.file_ids)
     # A delete of a key the table does not hold has nothing to do.
     nothing_to_delete = pc.and_(routed.column(DELETED), pc.is_null(routed.column(TARGET_FILE)))
-    return routed.filter(pc.invert(nothing_to_delete))
+    # Filtering copies the whole batch even when it keeps every row.
+    return routed.filter(pc.invert(nothing_to_delete)) if pc.any(nothing_to_delete).as_py() else routed
 
 
 def _with_targets(
@@ -227,17 +228,17 @@ def file_group_writes(
     file_rank = np.argsort(np.argsort(np.array(file_ids, dtype=object)))
     group_codes = partition_rank[partition_codes] * (len(file_ids) + 1) + file_rank[file_codes]
     order = np.argsort(group_codes, kind="stable")
-    ordered = routed.take(pa.array(order))
-    starts = [0, *(np.flatnonzero(np.diff(group_codes[order])) + 1).tolist()]
-    bounds = [*starts, ordered.num_rows]
+    bounds = [0, *(np.flatnonzero(np.diff(group_codes[order])) + 1).tolist(), len(order)]
     existing = {(p, s.file_id): s for p, group in slices.items() for s in group}
+    tagged_rows = pc.fill_null(routed.column(TAGGED), False).to_numpy(zero_copy_only=False)
+    # Each write gets the positions of its rows; the rows are taken inside its write task.
+    payload = routed.drop_columns([TARGET_PARTITION, TARGET_FILE, TAGGED])
     writes = []
-    payload = ordered.drop_columns([TARGET_PARTITION, TARGET_FILE, TAGGED])
     for position, (start, end) in enumerate(itertools.pairwise(bounds)):
-        partition = ordered.column(TARGET_PARTITION)[start].as_py()
-        file_id = ordered.column(TARGET_FILE)[start].as_py()
-        records = payload.slice(start, end - start)
-        tagged = pc.any(ordered.column(TAGGED).slice(start, end - start)).as_py()
+        rows = order[start:end]
+        partition = partitions[partition_codes[rows[0]]]
+        file_id = file_ids[file_codes[rows[0]]]
+        tagged = bool(tagged_rows[rows].any())
         current = existing.get((partition, file_id))
         if current is None:
             io_type, base_file = IOType.CREATE, None
@@ -247,7 +248,11 @@ def file_group_writes(
             io_type, base_file = IOType.MERGE, current.base_file
         base_instant = current.base_instant if current is not None else None
         number = task_index if task_index is not None else position
-        writes.append(FileGroupWrite(partition, file_id, io_type, number, records, base_file, base_instant, token))
+        writes.append(
+            FileGroupWrite(
+                partition, file_id, io_type, number, payload, base_file, base_instant, token, rows=pa.array(rows)
+            )
+        )
     return writes
 
 

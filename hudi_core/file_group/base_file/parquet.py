@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -56,11 +57,24 @@ def _row_group_may_match(metadata: pq.RowGroupMetaData, columns: dict[str, int],
     return True
 
 
+def _row_groups_holding(file_meta: pq.FileMetaData, rows: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """The row groups holding the file positions `rows`, and the positions within those groups read
+    one after another."""
+    sizes = np.array([file_meta.row_group(i).num_rows for i in range(file_meta.num_row_groups)], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    group_of_row = np.searchsorted(starts, rows, side="right") - 1
+    selected = np.unique(group_of_row)
+    read_starts = np.zeros(file_meta.num_row_groups, dtype=np.int64)
+    read_starts[selected] = np.concatenate([[0], np.cumsum(sizes[selected])[:-1]])
+    return selected.tolist(), rows - starts[group_of_row] + read_starts[group_of_row]
+
+
 def read_parquet(
     storage: Storage,
     path: str,
     schema: pa.Schema,
     prune_filters: Sequence[Filter] = (),
+    rows: np.ndarray | None = None,
 ) -> ParquetRead:
     """Reads the columns of `schema` from one Parquet file and conforms them to `schema`.
 
@@ -70,6 +84,7 @@ def read_parquet(
         schema: the columns to return, with their table types; columns the file lacks are null.
         prune_filters: filters whose statistics may exclude whole row groups. Callers pass them
             only when rows dropped here cannot reappear later (no log merging on top).
+        rows: ascending positions of the only rows to return; row groups without any are not read.
     """
     parquet_file = open_parquet(storage, path)
     try:
@@ -87,6 +102,8 @@ def read_parquet(
             for i in range(file_meta.num_row_groups)
             if not prune_filters or _row_group_may_match(file_meta.row_group(i), flat_columns, prune_filters)
         ]
+        if rows is not None:
+            selected, rows = _row_groups_holding(file_meta, rows)
         metrics.add(row_groups_skipped=file_meta.num_row_groups - len(selected))
         present = [name for name in schema.names if name in top_level]
         if not selected:
@@ -103,6 +120,8 @@ def read_parquet(
                 for j in top_level[name]
             )
             metrics.add(base_files_read=1, row_groups_read=len(selected), bytes_read=chunk_bytes)
+            if rows is not None:
+                table = table.take(pa.array(rows))
         return ParquetRead(
             conform_table(table, schema, storage.full_path(path)), len(selected), file_meta.num_row_groups
         )
