@@ -98,9 +98,11 @@ class FileGroupReader:
         assert expression is not None
         head = read_parquet(self._storage, base_path, narrow).table
         split = split_slice(head, chunks, request.merge)
-        positions = np.arange(head.num_rows) if split.base_kept is None else np.flatnonzero(split.base_kept)
-        kept = head.take(pa.array(positions)).append_column("__hudi_row", pa.array(positions))
-        positions = kept.filter(expression).column("__hudi_row").to_numpy()
+        # Filter first (it keeps few rows), then drop the rows the log replaced or deleted.
+        numbered = head.append_column("__hudi_row", pa.array(np.arange(head.num_rows, dtype=np.int64)))
+        positions = numbered.filter(expression).column("__hudi_row").to_numpy()
+        if split.base_kept is not None:
+            positions = positions[split.base_kept[positions]]
         rest = pa.schema([f for f in request.schema if f.name not in narrow.names])
         fetched = read_parquet(self._storage, base_path, rest, rows=positions).table if len(positions) else None
         base_part = pa.Table.from_arrays(
