@@ -103,17 +103,12 @@ class FileGroupReader:
         positions = numbered.filter(expression).column("__hudi_row").to_numpy()
         if split.base_kept is not None:
             positions = positions[split.base_kept[positions]]
+        kept = head.take(pa.array(positions))
         rest = pa.schema([f for f in request.schema if f.name not in narrow.names])
         fetched = read_parquet(self._storage, base_path, rest, rows=positions).table if len(positions) else None
+        others = fetched if fetched is not None else rest.empty_table()
         base_part = pa.Table.from_arrays(
-            [
-                head.column(f.name).take(pa.array(positions))
-                if f.name in narrow.names
-                else fetched.column(f.name)
-                if fetched is not None
-                else pa.nulls(0, f.type)
-                for f in request.schema
-            ],
+            [(kept if f.name in narrow.names else others).column(f.name) for f in request.schema],
             schema=request.schema,
         )
         log_part = split.log_rows.filter(expression).select(request.schema.names)

@@ -252,13 +252,16 @@ def _combine(older: pa.Table, newer: pa.Table, spec: MergeSpec) -> pa.Table:
 
 
 def merge_slice(base: pa.Table | None, chunks: Sequence[LogChunk], spec: MergeSpec) -> pa.Table:
-    """The merged rows of a file slice, in `spec.schema`."""
-    resolved = _resolve_chunks(chunks, spec)
-    if resolved is None:
-        return base if base is not None else spec.schema.empty_table()
-    if base is None or base.num_rows == 0:
-        return _drop_internals(resolved.filter(pc.invert(resolved.column(DELETE))))
-    return _merge_with_base(base, resolved, spec)
+    """The merged rows of a file slice, in `spec.schema`.
+
+    Base columns are never rebuilt: the result is the base minus the replaced rows, plus the
+    winning log rows and log-only inserts, so a 1% update costs one filter of the base.
+    """
+    split = split_slice(base if base is not None else spec.schema.empty_table(), chunks, spec)
+    if base is None:
+        return split.log_rows
+    kept = base if split.base_kept is None else base.filter(pa.array(split.base_kept))
+    return pa.concat_tables([kept, split.log_rows.select(base.column_names)]) if split.log_rows.num_rows else kept
 
 
 @dataclass(frozen=True)
@@ -329,17 +332,6 @@ def _drop_internals(rows: pa.Table) -> pa.Table:
     return rows.drop_columns([c for c in _INTERNAL if c in rows.column_names])
 
 
-def _merge_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> pa.Table:
-    """Applies resolved log rows (unique keys) to base rows; base rows stay as they are when untouched.
-
-    Base columns are never rebuilt: the result is the base minus the replaced rows, plus the
-    winning log rows and log-only inserts, so a 1% update costs one filter of the base.
-    """
-    keep, log_part = _split_with_base(base, log_rows, spec)
-    kept = base if keep is None else base.filter(pa.array(keep))
-    return pa.concat_tables([kept, log_part.select(base.column_names)])
-
-
 @dataclass(frozen=True)
 class SplitMerge:
     """A merged slice kept apart as the base rows that survive and the rows the log contributes.
@@ -353,20 +345,19 @@ class SplitMerge:
     log_rows: pa.Table
 
 
-def split_slice(base_keys: pa.Table, chunks: Sequence[LogChunk], spec: MergeSpec) -> SplitMerge:
-    """Merges a slice whose base was read with only the columns merging needs (record key source
-    columns and the ordering field): which base rows survive, and the rows the log adds. The
-    caller fetches the other base columns for surviving rows only. Partial-update blocks need whole
-    base rows and are not accepted."""
-    if any(chunk.partial for chunk in chunks):
-        raise ValueError("partial-update blocks need whole base rows")
+def split_slice(base: pa.Table, chunks: Sequence[LogChunk], spec: MergeSpec) -> SplitMerge:
+    """Merges a slice without assembling it: which base rows survive, and the rows the log adds.
+
+    `base` may hold only the columns merging needs (record key source columns and the ordering
+    field) when no block is a partial update, which takes its missing columns from whole base rows;
+    the caller then fetches the other base columns for surviving rows only.
+    """
     resolved = _resolve_chunks(chunks, spec)
     if resolved is None:
         return SplitMerge(None, spec.schema.empty_table())
-    if base_keys.num_rows == 0:
-        return SplitMerge(None, _drop_internals(resolved.filter(pc.invert(resolved.column(DELETE)))))
-    keep, log_part = _split_with_base(base_keys, resolved, spec)
-    return SplitMerge(keep, log_part)
+    if base.num_rows == 0:
+        return SplitMerge(None, _live(resolved))
+    return SplitMerge(*_split_with_base(base, resolved, spec))
 
 
 def _split_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> tuple[np.ndarray | None, pa.Table]:
@@ -374,8 +365,7 @@ def _split_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> tup
     index = pc.index_in(spec.keys.keys(base), value_set=log_rows.column(KEY))
     matched_positions = pc.indices_nonzero(pc.is_valid(index))
     if len(matched_positions) == 0:
-        inserts = log_rows.filter(pc.invert(log_rows.column(DELETE)))
-        return None, _drop_internals(inserts)
+        return None, _live(log_rows)
     log_index = pc.take(index, matched_positions)
     newer = log_rows.take(log_index)
     if spec.by_event_time:
@@ -392,4 +382,9 @@ def _split_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> tup
     winners = _overlay_partial(newer.filter(wins), base.take(replaced), older_exists=True)
     inserts = log_rows.filter(pa.array(untouched_log))
     log_part = pa.concat_tables([winners, inserts])
-    return keep, _drop_internals(log_part.filter(pc.invert(log_part.column(DELETE))))
+    return keep, _live(log_part)
+
+
+def _live(rows: pa.Table) -> pa.Table:
+    """Resolved rows without the deletes and the internal columns."""
+    return _drop_internals(rows.filter(pc.invert(rows.column(DELETE))))
