@@ -16,6 +16,9 @@ import pyarrow as pa
 
 Row = dict[str, Any]
 
+# The small trips schema most write tests use: record key `id`, ordering `ts`, partition `city`.
+TRIPS_SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
+
 
 @dataclass
 class Commit:

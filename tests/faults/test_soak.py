@@ -23,9 +23,9 @@ from hudi_core import HudiTable, WriteConflictError, WriteResult
 from tests import hudi_rs
 from tests.concurrency.options import occ
 from tests.invariants import assert_healthy
-from tests.model import TableModel, canonical, table_rows
+from tests.model import TRIPS_SCHEMA, TableModel, canonical, table_rows
 
-SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
+SCHEMA = TRIPS_SCHEMA
 COLUMNS = SCHEMA.names
 CITIES = ("sf", "nyc", "la", "chi")
 OPTIONS = occ(

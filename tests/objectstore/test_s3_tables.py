@@ -24,10 +24,10 @@ from hudi_core.storage import Storage
 from hudi_core.write.crash import ENV_VAR
 from tests import hudi_rs
 from tests.invariants import assert_healthy
-from tests.model import TableModel, canonical, table_rows
+from tests.model import TRIPS_SCHEMA, TableModel, canonical, table_rows
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
+SCHEMA = TRIPS_SCHEMA
 COLUMNS = SCHEMA.names
 FAST = {
     "hoodie.client.heartbeat.interval_in_ms": "200",

@@ -12,9 +12,9 @@ import pytest
 from hudi_core import HudiConfigError, HudiTable, InvalidKeyError, write_hudi
 from hudi_core import spark as hudi_spark
 from tests import hudi_rs
-from tests.model import TableModel, canonical, table_rows
+from tests.model import TRIPS_SCHEMA, TableModel, canonical, table_rows
 
-SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
+SCHEMA = TRIPS_SCHEMA
 COLUMNS = SCHEMA.names
 DDL = "id string, ts long, city string, fare double"
 

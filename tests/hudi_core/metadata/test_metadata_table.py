@@ -33,9 +33,9 @@ from hudi_core.table.state import load_table_state
 from hudi_core.timeline.instant import Action
 from tests import hudi_rs
 from tests.hudi_core.write.test_crash_safety import EXPIRY_S, OPTIONS, _crash_upsert
-from tests.model import TableModel, canonical, table_rows
+from tests.model import TRIPS_SCHEMA, TableModel, canonical, table_rows
 
-SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
+SCHEMA = TRIPS_SCHEMA
 COLUMNS = SCHEMA.names
 ALL_PARTITIONS = {
     "hoodie.metadata.index.column.stats.enable": "true",

@@ -20,9 +20,9 @@ from hudi_core import HudiTable
 from hudi_core.services.base import ServiceContext
 from hudi_core.services.clean import earliest_commit_to_retain
 from tests import hudi_rs
-from tests.model import TableModel, canonical, table_rows
+from tests.model import TRIPS_SCHEMA, TableModel, canonical, table_rows
 
-SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
+SCHEMA = TRIPS_SCHEMA
 COLUMNS = SCHEMA.names
 OPTIONS = {
     "hoodie.clean.commits.retained": "4",

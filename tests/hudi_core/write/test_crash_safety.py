@@ -36,10 +36,10 @@ from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_gro
 from hudi_core.write.heartbeat import heartbeat_path
 from tests import hudi_rs
 from tests.invariants import assert_healthy
-from tests.model import TableModel, canonical, table_rows
+from tests.model import TRIPS_SCHEMA, TableModel, canonical, table_rows
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
+SCHEMA = TRIPS_SCHEMA
 COLUMNS = SCHEMA.names
 HEARTBEAT_MS = 100
 MISSES = 2

@@ -29,9 +29,9 @@ from hudi_core import (
 from hudi_core.config.properties import format_properties, parse_properties
 from hudi_core.schema.meta_fields import META_FIELD_SET
 from tests import hudi_rs
-from tests.model import canonical, table_rows
+from tests.model import TRIPS_SCHEMA, canonical, table_rows
 
-SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
+SCHEMA = TRIPS_SCHEMA
 COLUMNS = SCHEMA.names
 FIRST = [
     {"id": "a", "ts": 1, "city": "sf", "fare": 1.0},
