@@ -50,7 +50,7 @@ OPTIONS = occ(
     },
 )
 ROUNDS = 3
-COMMITS_PER_WRITER_PER_ROUND = 40  # 2 writers x 40 x 3 rounds = 240 writes, plus the service commits
+COMMITS_PER_WRITER_PER_ROUND = 45  # 2 writers x 45 x 3 rounds = 270 writes, plus the service commits (300+ in all)
 
 
 @dataclass
