@@ -6,7 +6,15 @@ Example::
 
     spark = hudi_spark.session()                     # local[*], Java found or provided
     df = spark.read.format("hudi").load("/data/trips")
+    nyc = hudi_spark.read(spark, "/data/trips", filters=[("city", "=", "nyc")])   # pruned
     hudi_spark.write(updates, "/data/trips", {"hoodie.datasource.write.operation": "upsert"})
+
+`spark.read.format("hudi")` reads every partition and file a query's snapshot holds and lets Spark
+filter the rows: it does not prune by the filters Spark pushes, because PySpark (4.x, at least up to
+4.3) keeps the read info of a pushdown on the DataFrame and reuses it for later queries of that
+DataFrame that push nothing, so pruning for `df.where(...)` would silently drop rows from a later
+`df.count()` or a write of a DataFrame derived from `df`. To prune partitions and files, give the
+filters to `read(spark, path, filters=...)`, which plans that one read on the driver.
 
 `session()` and `register()` work with a Spark Connect session too (`session(remote="sc://...")`;
 PySpark allows one kind of session, local or Connect, per process).
@@ -18,15 +26,17 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
 from hudi_core.engine.java_runtime import configure_process_for_spark
 from hudi_core.engine.spark.defaults import DEFAULT_CONF
+from hudi_core.engine.spark.planned_read import planned_frame
 from hudi_core.engine.spark.read import HudiDataSource
 from hudi_core.engine.spark.write import write
+from hudi_core.table import Filters
 from hudi_core.write.client import WriteResult
 
 __all__ = ["DEFAULT_CONF", "WriteResult", "read", "register", "session", "write"]
@@ -60,15 +70,34 @@ def session(master: str = "local[*]", remote: str | None = None, **conf: Any) ->
 def register(spark: SparkSession) -> None:
     """Registers the `hudi` data source: `spark.read.format("hudi")`, `df.write.format("hudi")`.
 
-    Also enables Python data source filter pushdown (a runtime SQL setting): the reader
-    implements `pushFilters` for partition and file pruning, and Spark refuses such a reader
-    when pushdown is off — the default on clusters and Spark Connect servers.
+    The source works with Python data source filter pushdown on or off
+    (`spark.sql.python.filterPushdown.enabled`): it takes no pushed filters.
     """
-    spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     spark.dataSource.register(HudiDataSource)
 
 
-def read(spark: SparkSession, path: str, options: Mapping[str, str] | None = None) -> DataFrame:
-    """`spark.read.format("hudi").options(**options).load(path)`, registering the source if needed."""
+def read(
+    spark: SparkSession,
+    path: str,
+    options: Mapping[str, str] | None = None,
+    filters: Filters = None,
+    columns: Sequence[str] | None = None,
+) -> DataFrame:
+    """The table at `path` as a DataFrame; with `filters` or `columns`, pruned for this DataFrame.
+
+    Args:
+        spark: the session (local or Spark Connect); the `hudi` source is registered if needed.
+        path: the table's base path.
+        options: Hudi read options, as for `spark.read.format("hudi")`.
+        filters: `(column, op, value)` triples that must all hold (as for `HudiTable.read`): they
+            prune partitions and files and filter the rows, for this DataFrame only.
+        columns: exactly these columns, in this order.
+
+    Without `filters` and `columns` this is `spark.read.format("hudi").options(**options).load(path)`.
+    With them the read is planned now, on the driver, and the DataFrame reads that plan whenever
+    its queries run (a CDC query takes neither).
+    """
     register(spark)
-    return spark.read.format("hudi").options(**dict(options or {})).load(path)
+    if filters is None and columns is None:
+        return spark.read.format("hudi").options(**dict(options or {})).load(path)
+    return planned_frame(spark, path, dict(options or {}), filters, columns)

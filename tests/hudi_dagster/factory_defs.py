@@ -1,4 +1,7 @@
-"""Definitions for the crash test: a silver asset counting how often each key is processed."""
+"""Definitions for the crash test: a silver asset counting how often each key is processed.
+
+Its runs execute in process, as Hudi jobs should (see the README), so a crash point kills the run itself.
+"""
 
 import os
 from pathlib import Path
@@ -38,5 +41,6 @@ defs = dg.Definitions(
             target=TARGET,
             transform=count_visits,
         )
-    ]
+    ],
+    executor=dg.in_process_executor,
 )

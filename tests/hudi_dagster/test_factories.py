@@ -1,6 +1,7 @@
 """Incremental and CDC downstream assets: windows from the target's checkpoint, exactly once."""
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pyarrow.compute as pc
 from dagster import AssetExecutionContext
 
 from hudi_core import HudiTable, write_hudi
+from hudi_core.write.markers import Markers
 from hudi_dagster import HudiTableConfig, hudi_cdc_asset, hudi_incremental_asset, hudi_service_op, pool_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,8 +70,8 @@ def test_incremental_asset_reads_only_new_commits(tmp_path: Path) -> None:
 
 
 def test_killed_after_commit_before_materialization_neither_skips_nor_repeats(tmp_path: Path) -> None:
-    """The run dies right after the silver commit (SIGKILL, before Dagster logs anything); the rerun
-    starts from the checkpoint the commit stored."""
+    """The run dies right after the silver commit (SIGKILL, before Dagster records the
+    materialization); the rerun starts from the checkpoint the commit stored."""
     source = str(tmp_path / "bronze")
     write_hudi(source, batch(range(10), 1), SOURCE_OPTIONS)
     env = {**os.environ, "HUDI_FACTORY_ROOT": str(tmp_path), "DAGSTER_HOME": str(tmp_path / "home")}
@@ -94,9 +96,18 @@ def test_killed_after_commit_before_materialization_neither_skips_nor_repeats(tm
         timeout=300,
         check=False,
     )
-    assert crashed.returncode != 0
+    assert crashed.returncode == -signal.SIGKILL, crashed.stderr[-3000:]
+    # Killed at `write.after_complete`: the commit landed with its checkpoint, its markers not yet removed.
     silver = HudiTable(str(tmp_path / "silver_counts"))
-    assert silver.read().num_rows == 10  # the commit landed
+    assert silver.read().num_rows == 10
+    [landed] = silver.timeline.completed()
+    assert Markers(silver.storage, landed.requested_time).data_files()
+    bronze = HudiTable(source).timeline.completed()
+    assert silver.latest_checkpoint("silver_counts") == bronze[0].completion_time
+    with dg.DagsterInstance.from_config(str(tmp_path / "home")) as instance:
+        [run] = instance.get_runs()
+        assert run.status is dg.DagsterRunStatus.STARTED  # the run died with its process
+        assert instance.get_latest_materialization_event(dg.AssetKey("silver_counts")) is None
     write_hudi(source, batch(range(10, 15), 2), {**SOURCE_OPTIONS, "hoodie.datasource.write.operation": "upsert"})
     rerun = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
@@ -104,6 +115,9 @@ def test_killed_after_commit_before_materialization_neither_skips_nor_repeats(tm
     # `seen` counts how often each key was processed: once each, none missing.
     assert sorted(r["id"] for r in rows) == sorted(f"k{i}" for i in range(15))
     assert {r["seen"] for r in rows} == {1}
+    with dg.DagsterInstance.from_config(str(tmp_path / "home")) as instance:
+        assert [r.status for r in instance.get_runs()] == [dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.STARTED]
+        assert instance.get_latest_materialization_event(dg.AssetKey("silver_counts")) is not None
 
 
 def test_cdc_asset_mirrors_inserts_updates_and_deletes(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """Timeline sensors, observable source assets, asset checks and maintenance jobs on real tables."""
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,9 @@ import pyarrow as pa
 import pytest
 from dagster._core.definitions.observe import observe  # the public name is gone; materialize() refuses sources
 
-from hudi_core import HudiTable, write_hudi
+from hudi_core import HudiTable, WriteResult, write_hudi
+from hudi_core.timeline.instant import State
+from hudi_core.write.markers import Markers
 from hudi_dagster import (
     HudiTableConfig,
     hudi_commit_sensor,
@@ -33,8 +36,12 @@ def batch(ids: range, ts: int = 1) -> pa.Table:
     return pa.table({"id": [f"k{i}" for i in ids], "ts": [ts] * len(ids), "city": ["sf"] * len(ids)})
 
 
+def commit(path: str, ids: range, operation: str = "upsert", ts: int = 1) -> WriteResult:
+    return write_hudi(path, batch(ids, ts), {**OPTIONS, "hoodie.datasource.write.operation": operation})
+
+
 def write(path: str, ids: range, operation: str = "upsert", ts: int = 1) -> str:
-    return write_hudi(path, batch(ids, ts), {**OPTIONS, "hoodie.datasource.write.operation": operation}).instant_time
+    return commit(path, ids, operation, ts).instant_time
 
 
 @dg.op
@@ -47,58 +54,78 @@ def downstream() -> None:
     noop()
 
 
-def evaluate(sensor: dg.SensorDefinition, cursor: str | None) -> tuple[int, str | None]:
+Requests = list[tuple[str | None, dict[str, str]]]
+
+
+def evaluate(sensor: dg.SensorDefinition, cursor: str | None) -> tuple[Requests, str | None, str | None]:
+    """The tick's run requests (run key, tags), its cursor and its skip message."""
     with dg.instance_for_test() as instance:
         tick = sensor.evaluate_tick(dg.build_sensor_context(instance=instance, cursor=cursor))
-    return len(tick.run_requests or []), tick.cursor
+    requests = [(r.run_key, dict(r.tags)) for r in tick.run_requests or []]
+    return requests, tick.cursor, tick.skip_message
+
+
+def fired(sensor: dg.SensorDefinition, path: str, end: str, *commits: str) -> tuple[Requests, str, None]:
+    """What a tick that found `commits` (requested times), the newest completing at `end`, returns."""
+    tags = {"hudi/table": path, "hudi/commits": ",".join(commits), "dagster/sensor_name": sensor.name}
+    return [(f"{path}@{end}", tags)], end, None
 
 
 def test_sensor_fires_on_data_commits_only(tmp_path: Path) -> None:
     path = str(tmp_path / "trips")
     sensor = hudi_commit_sensor(name="trips_commits", table_path=path, job=downstream)
-    assert evaluate(sensor, None) == (0, None)  # no table yet
-    write(path, range(5))
-    requests, cursor = evaluate(sensor, None)
-    table = HudiTable(path)
-    assert requests == 1 and cursor == table.timeline.completed()[-1].completion_time
-    assert evaluate(sensor, cursor) == (0, cursor)  # nothing new: cursor unchanged
+    assert evaluate(sensor, None) == ([], None, f"no Hudi table at {path} yet")
+    first = commit(path, range(5))
+    assert evaluate(sensor, None) == fired(sensor, path, first.completion_time, first.instant_time)
+    cursor = first.completion_time
+    assert evaluate(sensor, cursor) == ([], cursor, f"no data commits after {cursor}")  # the cursor stays
 
-    write(path, range(3), ts=2)  # a log file in the slice
-    requests, cursor = evaluate(sensor, cursor)
-    assert requests == 1
+    second = commit(path, range(3), ts=2)  # a log file in the slice
+    assert evaluate(sensor, cursor) == fired(sensor, path, second.completion_time, second.instant_time)
+    cursor = second.completion_time
     assert HudiTable(path).compact() is not None  # a compaction commit: files change, data does not
-    write(path, range(20, 25), operation="bulk_insert", ts=2)  # a second small file group to cluster
-    requests, cursor = evaluate(sensor, cursor)
-    assert requests == 1
+    third = commit(path, range(20, 25), operation="bulk_insert", ts=2)  # a second small file group to cluster
+    assert evaluate(sensor, cursor) == fired(sensor, path, third.completion_time, third.instant_time)
+    cursor = third.completion_time
     assert HudiTable(path).cluster(options={"hoodie.clustering.plan.strategy.small.file.limit": str(2**30)})
-    assert evaluate(sensor, cursor)[0] == 0
+    assert evaluate(sensor, cursor) == ([], cursor, f"no data commits after {cursor}")
 
-    # A commit written by another process, outside Dagster, triggers like any other.
-    code = f"from tests.hudi_dagster.test_sensors_checks import write; write({path!r}, range(7, 9), ts=3)"
-    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
-    requests, later = evaluate(sensor, cursor)
-    assert requests == 1 and later is not None and later > cursor
+    # Commits written by another process, outside Dagster, trigger like any other: both in one run.
+    code = (
+        "from tests.hudi_dagster.test_sensors_checks import commit\n"
+        "for ids in (range(7, 9), range(30, 32)):\n"
+        f"    done = commit({path!r}, ids, ts=3)\n"
+        "    print(done.instant_time, done.completion_time)"
+    )
+    external = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120, capture_output=True)
+    (one, _), (two, end) = (line.split() for line in external.stdout.decode().splitlines())
+    assert evaluate(sensor, cursor) == fired(sensor, path, end, one, two)
 
 
 def test_sensor_on_a_v6_table_never_passes_the_earliest_pending_instant(corpus_copy: object, tmp_path: Path) -> None:
     from tests.corpus import corpus_tables  # noqa: PLC0415
 
     v6 = next(t.name for t in corpus_tables() if "v6" in t.name and "cow" in t.name)
-    path = corpus_copy(v6)  # type: ignore[operator]
-    table = HudiTable(str(path))
-    commits = [i for i in table.timeline.completed_data_instants() if not table.timeline.is_table_service(i)]
-    sensor = hudi_commit_sensor(name="v6_commits", table_path=str(path), job=downstream)
-    requests, cursor = evaluate(sensor, None)
-    assert requests == 1 and cursor == commits[-1].requested_time  # layout 1: the instant time
+    path = str(corpus_copy(v6))  # type: ignore[operator]
+    table = HudiTable(path)
+    timeline = table.timeline
+    commits = [i.requested_time for i in timeline.completed_data_instants() if not timeline.is_table_service(i)]
+    assert len(commits) == 2
+    sensor = hudi_commit_sensor(name="v6_commits", table_path=path, job=downstream)
+    assert evaluate(sensor, None) == fired(sensor, path, commits[-1], *commits)  # layout 1: the instant time
 
-    # A write that started before the last commit and is still inflight holds the cursor back.
-    earliest = commits[0].requested_time
-    pending = str(int(commits[-1].requested_time) - 1)
+    # A write that started before the last commit and is still inflight holds the cursor back: the
+    # last commit is not reported until the write before it finishes.
+    earliest, last = commits
+    pending = str(int(last) - 1)
     hoodie = Path(path) / ".hoodie"
-    (hoodie / f"{pending}.commit.requested").write_bytes(b"")
-    (hoodie / f"{pending}.inflight").write_bytes(b"")
-    requests, cursor = evaluate(sensor, earliest)
-    assert cursor is None or cursor < pending
+    requested, inflight = hoodie / f"{pending}.commit.requested", hoodie / f"{pending}.inflight"
+    requested.write_bytes(b"")
+    inflight.write_bytes(b"")
+    assert evaluate(sensor, earliest) == ([], earliest, f"no data commits after {earliest}")
+    requested.unlink()  # the pending write rolled back
+    inflight.unlink()
+    assert evaluate(sensor, earliest) == fired(sensor, path, last, last)
 
 
 def test_observable_source_asset_version_follows_external_writes(tmp_path: Path) -> None:
@@ -153,10 +180,16 @@ def test_health_check_reports_a_failed_write(tmp_path: Path) -> None:
     code = f"from tests.hudi_dagster.test_sensors_checks import write; write({path!r}, range(9), ts=5)"
     env = {**os.environ, "HUDI_CRASH_AT": "write.after_first_file"}
     crashed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, timeout=120, check=False)
-    assert crashed.returncode != 0
+    assert crashed.returncode == -signal.SIGKILL
+    # Killed at `write.after_first_file`: the write is inflight with exactly one data file, complete.
+    table = HudiTable(path)
+    [pending] = table.timeline.pending()
+    assert pending.state is State.INFLIGHT
+    [written] = Markers(table.storage, pending.requested_time).data_files()
+    assert table.storage.exists(written)
     results = run_checks(path, max_small_file_ratio=1.0)
     assert not results["table_health"].passed
-    assert results["table_health"].metadata["pending_writes"].value != "-"
+    assert results["table_health"].metadata["pending_writes"].value == pending.requested_time
 
 
 @pytest.mark.parametrize("table_type", ["MERGE_ON_READ"])

@@ -6,48 +6,33 @@ reads its slices with the shared file-group reader (merging Merge-on-Read logs) 
 batches in exactly the declared schema. CDC queries (`hoodie.datasource.query.incremental.format=cdc`)
 read one commit's changes per task.
 
-Filters Spark pushes (`spark.sql.python.filterPushdown.enabled`, set by `hudi_core.spark.session`)
-prune partitions and files only; every filter is handed back to Spark, which still evaluates it, so
-results never depend on pushdown. Each query gets a fresh reader, whose pruning filters are reset
-when Spark pushes.
+The source does not prune by a query's filters: it defines no `pushFilters`. PySpark (4.x, at least
+up to 4.3) keeps the read info that a filter pushdown produces (the pickled reader and the
+partitions it planned) on the relation, and reuses it for every later scan of the same DataFrame
+that pushes no filter. Pruning planned for `df.where(...)` would drop rows from a later
+`df.count()`, and from whatever is written from a DataFrame derived from `df`. So nothing Spark may
+cache here depends on a query's filters; Spark evaluates every filter itself. Pruned reads are
+planned on the driver for one call by `hudi_core.spark.read(spark, path, filters=..., columns=...)`
+(`hudi_core.engine.spark.planned_read`). Without `pushFilters` the source works whatever
+`spark.sql.python.filterPushdown.enabled` says (PySpark refuses a reader that defines it when
+pushdown is off).
 
 Writes through `df.write.format("hudi")` are in `hudi_core.engine.spark.source_writer`.
 """
 
 from __future__ import annotations
 
-import datetime
-import decimal
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
 
 import pyarrow as pa
-from pyspark.sql.datasource import (
-    DataSource,
-    DataSourceReader,
-    DataSourceWriter,
-    EqualTo,
-    Filter,
-    GreaterThan,
-    GreaterThanOrEqual,
-    In,
-    InputPartition,
-    LessThan,
-    LessThanOrEqual,
-)
+from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceWriter, InputPartition
 from pyspark.sql.types import StructType
 
 from hudi_core.engine.spark.source_writer import HudiSourceWriter
+from hudi_core.engine.spark.splits import SliceSplit, hudi_read_options, plan_splits, read_split, split_bytes
 from hudi_core.engine.spark.types import arrow_schema, batches_for_spark, spark_schema
 from hudi_core.errors import HudiConfigError
-from hudi_core.file_group import FileSlice
-from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest
 from hudi_core.table import HudiTable
-from hudi_core.table.scan import ScanPlan
-
-SPLIT_BYTES_OPTION = "hoodie.spark.read.split.bytes"
-DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
-_OPS = {EqualTo: "=", GreaterThan: ">", GreaterThanOrEqual: ">=", LessThan: "<", LessThanOrEqual: "<=", In: "in"}
 
 
 def hudi_options(options: Mapping[str, str]) -> tuple[str, dict[str, str]]:
@@ -55,8 +40,7 @@ def hudi_options(options: Mapping[str, str]) -> tuple[str, dict[str, str]]:
     path = options.get("path")
     if not path:
         raise HudiConfigError('spark.read.format("hudi") needs a path: .load(path)')
-    hudi = {k: v for k, v in options.items() if k not in ("path", SPLIT_BYTES_OPTION)}
-    return path, hudi
+    return path, hudi_read_options(options)
 
 
 class HudiDataSource(DataSource):
@@ -80,16 +64,6 @@ class HudiDataSource(DataSource):
         return HudiSourceWriter(dict(self.options), schema, overwrite)
 
 
-class SliceSplit(InputPartition):
-    """File slices one task reads, with what to read from each."""
-
-    def __init__(self, slices: tuple[FileSlice, ...], request: SliceReadRequest, columns: tuple[str, ...]) -> None:
-        super().__init__(None)
-        self.slices = slices
-        self.request = request
-        self.columns = columns
-
-
 class CommitSplit(InputPartition):
     """One commit whose change rows one task computes."""
 
@@ -98,48 +72,12 @@ class CommitSplit(InputPartition):
         self.requested_time = requested_time
 
 
-def _python_value(value: Any) -> Any:
-    if isinstance(value, (str, int, float, bool, decimal.Decimal, datetime.date, datetime.datetime)):
-        return value
-    raise TypeError(type(value))
-
-
-def pruning_filters(filters: Iterable[Filter]) -> list[tuple[str, str, Any]]:
-    """Pushed filters our planner can prune with, as (column, op, value); others are skipped."""
-    found: list[tuple[str, str, Any]] = []
-    for pushed in filters:
-        op = _OPS.get(type(pushed))
-        attribute: tuple[str, ...] = tuple(getattr(pushed, "attribute", ()))
-        raw = getattr(pushed, "value", None)
-        if op is None or len(attribute) != 1:
-            continue
-        try:
-            value = [_python_value(v) for v in raw or ()] if op == "in" else _python_value(raw)
-        except TypeError:
-            continue
-        found.append((attribute[0], op, value))
-    return found
-
-
 class HudiReader(DataSourceReader):
+    """Reads the whole query, whatever its filters (see the module docstring)."""
+
     def __init__(self, options: dict[str, str], schema: StructType) -> None:
         self._options = options
         self._schema = arrow_schema(schema)
-        self._pruning: list[tuple[str, str, Any]] = []
-
-    def pushFilters(self, filters: list[Filter]) -> Iterable[Filter]:  # noqa: N802 - PySpark's name
-        self._pruning = pruning_filters(filters)
-        return filters  # Spark evaluates every filter itself
-
-    def _plan(self) -> tuple[HudiTable, ScanPlan]:
-        path, options = hudi_options(self._options)
-        table = HudiTable(path)
-        filters = [f for f in self._pruning if f[0] in self._schema.names]
-        try:
-            plan = table.plan(filters=filters or None, options=options)
-        except HudiConfigError:
-            plan = table.plan(options=options)  # a pushed filter our planner cannot use
-        return table, plan
 
     def partitions(self) -> Sequence[InputPartition]:
         path, options = hudi_options(self._options)
@@ -147,39 +85,15 @@ class HudiReader(DataSourceReader):
         if table.is_cdc_query(options):
             start, end = table.cdc_window(options)
             return [CommitSplit(c.requested_time) for c in table.cdc_reader().commits(start, end)]
-        _, plan = self._plan()
-        split_bytes = int(self._options.get(SPLIT_BYTES_OPTION, DEFAULT_SPLIT_BYTES))
-        columns = tuple(plan.output_schema.names)
-        return [SliceSplit(group, plan.request, columns) for group in group_slices(plan.slices, split_bytes)]
+        return plan_splits(table.plan(options=options), split_bytes(self._options))
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         path, _ = hudi_options(self._options)
-        table = HudiTable(path)
-        if isinstance(partition, CommitSplit):
-            cdc = table.cdc_reader()
+        if isinstance(partition, SliceSplit):
+            yield from read_split(path, partition, self._schema)
+        elif isinstance(partition, CommitSplit):
+            table = HudiTable(path)
             commit = table.timeline.find(partition.requested_time)
             if commit is not None:
-                yield from batches_for_spark(cdc.read_commit(commit, "json"), self._schema)
-            return
-        if not isinstance(partition, SliceSplit):
-            return  # an empty plan: Spark still runs one task
-        reader = FileGroupReader(table.storage)
-        for file_slice in partition.slices:
-            rows = reader.read(file_slice, partition.request).select(list(partition.columns))
-            yield from batches_for_spark(rows, self._schema)
-
-
-def group_slices(slices: Sequence[FileSlice], split_bytes: int) -> list[tuple[FileSlice, ...]]:
-    """Slices packed into splits of about `split_bytes` (a large slice is a split of its own)."""
-    groups: list[tuple[FileSlice, ...]] = []
-    current: list[FileSlice] = []
-    size = 0
-    for file_slice in slices:
-        if current and size + file_slice.total_size > split_bytes:
-            groups.append(tuple(current))
-            current, size = [], 0
-        current.append(file_slice)
-        size += file_slice.total_size
-    if current:
-        groups.append(tuple(current))
-    return groups
+                yield from batches_for_spark(table.cdc_reader().read_commit(commit, "json"), self._schema)
+        # any other partition: an empty plan, for which Spark still runs one task
