@@ -1,4 +1,9 @@
-"""Hudi IO manager for Spark DataFrames: distributed writes and `spark.read.format("hudi")` loads."""
+"""Hudi IO manager for Spark DataFrames: distributed writes, and loads pruned by the asset's partitions.
+
+Loads go through `hudi_core.spark.read(..., filters=, columns=)`, which plans the pruned read for
+the loaded DataFrame alone: filters given to `spark.read.format("hudi")` do not prune (see
+`hudi_core.engine.spark.read`).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from hudi_core import spark as hudi_spark
 from hudi_core.engine.spark.types import arrow_schema
 from hudi_dagster.handler import ArrowTypeHandler, HudiTypeHandler
 from hudi_dagster.io_manager.base import HudiIOManager
@@ -53,11 +59,10 @@ class SparkTypeHandler(HudiTypeHandler):
         return int(obj.where(~sf.coalesce(condition, sf.lit(False))).count())
 
     def load(self, uri: str, columns: Sequence[str] | None, filters: Sequence[Filter], load_type: type) -> Any:
-        frame = self.spark.get_session().read.format("hudi").load(uri)
-        condition = spark_condition(filters)
-        if condition is not None:
-            frame = frame.where(condition)
-        return frame.select(*columns) if columns else frame
+        session = self.spark.get_session()
+        if not filters and not columns:
+            return hudi_spark.read(session, uri)
+        return hudi_spark.read(session, uri, filters=list(filters), columns=list(columns) if columns else None)
 
 
 class HudiSparkIOManager(HudiIOManager):

@@ -43,6 +43,8 @@ def test_three_spark_assets_share_one_spark_context(spark: Any, tmp_path: Path) 
     )
     def cleaned(context: AssetExecutionContext, raw: DataFrame) -> DataFrame:
         record(context)
+        loaded["days"] = sorted(r["day"] for r in raw.select("day").distinct().collect())
+        loaded["rows"] = raw.count()
         return raw.where(sf.col("fare") > 30).select("id", "ts", "day", "fare")
 
     @dg.asset(
@@ -56,15 +58,20 @@ def test_three_spark_assets_share_one_spark_context(spark: Any, tmp_path: Path) 
         assert cleaned.columns == ["day", "fare"]
         return cleaned.groupBy("day").agg(sf.sum("fare").alias("total"), sf.count(sf.lit(1)).alias("rides"))
 
+    loaded: dict[str, Any] = {}
     resource = SparkResource(master="local[2]")
     resources = {"spark": resource, "io_manager": HudiSparkIOManager(root_uri=str(tmp_path), spark=resource)}
+    assert dg.materialize([raw], partition_key="2025-01-01", resources=resources).success
+    contexts.clear()
     result = dg.materialize([raw, cleaned, totals], partition_key="2025-01-02", resources=resources)
     assert result.success
     assert len(set(contexts)) == 1 and len(contexts) == 3  # every step of the run: one SparkContext
+    # The partition's load (planned with the partition's filter) sees only its own rows.
+    assert loaded == {"days": ["2025-01-02"], "rows": 100}
     assert not spark.sparkContext._jsc.sc().isStopped()  # the resource did not stop a session it did not create
 
     totals_rows = {r["day"]: (r["rides"], r["total"]) for r in HudiTable(str(tmp_path / "totals")).read().to_pylist()}
     assert totals_rows == {"2025-01-02": (79, sum(i * 1.5 for i in range(21, 100)))}
-    assert hudi_rs.snapshot(str(tmp_path / "raw")).num_rows == 100
+    assert hudi_rs.snapshot(str(tmp_path / "raw")).num_rows == 200
     metadata = result.asset_materializations_for_node("raw")[0].metadata
-    assert metadata["hudi/rows_inserted"].value == 100 and metadata["dagster/row_count"].value == 100
+    assert metadata["hudi/rows_inserted"].value == 100 and metadata["dagster/row_count"].value == 200
