@@ -3,6 +3,7 @@ instant times, create() arguments, and options that contradict what the call its
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
@@ -10,7 +11,7 @@ import pytest
 
 from hudi_core import HudiTable, write_hudi
 from hudi_core.errors import HudiConfigError, HudiError, SchemaError, TimelineError
-from hudi_core.timeline.instant import normalize_instant_time
+from hudi_core.timeline.instant import format_instant_time, normalize_instant_time
 
 SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
 ROWS = pa.table({"id": ["a", "b"], "ts": [1, 1], "city": ["sf", "la"], "fare": [1.0, 2.0]}, schema=SCHEMA)
@@ -52,6 +53,8 @@ def test_instant_time_forms_keep_their_digits() -> None:
     assert normalize_instant_time("00010101000000") == "00010101000000000"
     assert normalize_instant_time("2024-02-29 23:59:59.999") == "20240229235959999"
     assert normalize_instant_time("00000000000000000") == "0" * 17
+    # Formatting pads the year too (the floor of a long cleaning retention reaches back that far).
+    assert format_instant_time(datetime(884, 1, 2, 3, 4, 5, 6000, tzinfo=UTC)) == "08840102030405006"
 
 
 def test_reads_name_the_bad_instant_argument_or_option(table: HudiTable) -> None:
