@@ -1,8 +1,11 @@
 """The `hudi-core` command group and how a run ends: exit code 0 on success, 1 when `validate`
-finds problems, 2 on any error (one `error: ...` line on stderr; the traceback with `--debug`)."""
+finds problems, 2 on any error: one `error: ...` line on stderr, or under `--json` one JSON object
+`{"error": {"type": ..., "message": ...}}` on stderr (stdout carries results only); `--debug`
+prints the traceback first."""
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import traceback
@@ -35,6 +38,9 @@ def cli(ctx: click.Context) -> None:
 
     Every command takes the table's base path (or file:// URI) first. Hudi options use their
     Spark datasource names: -o hoodie.datasource.write.operation=insert.
+
+    Exit codes: 0 success, 1 `validate` found problems, 2 error. An error is one line on stderr;
+    with --json it is one JSON object on stderr: {"error": {"type": "...", "message": "..."}}.
     """
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
@@ -75,21 +81,34 @@ def _error_message(error: BaseException) -> str:
     return f"{type(error).__name__}: {error} (an internal error; --debug shows the traceback)"
 
 
-def _fail(output: Output, error: BaseException) -> int:
+def _error_type(error: BaseException) -> str:
+    return "UsageError" if isinstance(error, click.UsageError) else type(error).__name__
+
+
+def _fail(output: Output, error: BaseException, json_mode: bool) -> int:
     if output.debug:
         traceback.print_exception(error)
-    sys.stderr.write(f"error: {_one_line(_error_message(error))}\n")
+    message = _one_line(_error_message(error))
+    if json_mode:
+        sys.stderr.write(json.dumps({"error": {"type": _error_type(error), "message": message}}) + "\n")
+    else:
+        sys.stderr.write(f"error: {message}\n")
     return EXIT_ERROR
+
+
+def _asks_for_json(argv: Sequence[str]) -> bool:
+    """Whether `--json` was given (also when parsing failed before the flag took effect)."""
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    return "--json" in options
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs `hudi-core` with `argv` (default: the process arguments); returns the exit code."""
     logging.basicConfig(format="%(levelname)s: %(message)s", level=logging.WARNING)
     output = Output()
+    args = list(argv) if argv is not None else sys.argv[1:]
     try:
-        result = cli.main(
-            args=list(argv) if argv is not None else None, prog_name=PROG_NAME, obj=output, standalone_mode=False
-        )
+        result = cli.main(args=args, prog_name=PROG_NAME, obj=output, standalone_mode=False)
     except click.exceptions.Exit as stop:
         return stop.exit_code
     except (click.Abort, KeyboardInterrupt):
@@ -98,6 +117,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0  # the reader (`| head`) has all it wanted
     except Exception as error:
-        return _fail(output, error)
+        return _fail(output, error, output.json_mode or _asks_for_json(args))
     # Without standalone mode, click returns the exit code of ctx.exit() instead of raising it.
     return result if isinstance(result, int) else 0

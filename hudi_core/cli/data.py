@@ -19,6 +19,7 @@ from rich.console import Console
 
 from hudi_core.cli.inspection import table_info
 from hudi_core.cli.options import (
+    INSTANT_TIME,
     global_flags,
     hudi_options,
     parse_filter,
@@ -337,7 +338,7 @@ def _render_rows(rows: pa.Table, truncated: bool, console: Console) -> None:
 
 @click.command("read")
 @click.argument("path")
-@click.option("--as-of", help="Time travel: the table as of this instant.")
+@click.option("--as-of", type=INSTANT_TIME, help="Time travel: the table as of this instant.")
 @click.option("--incremental", metavar="START[:END]", help="Records changed by instants completed after START.")
 @click.option("--cdc", is_flag=True, help="Change data capture rows (op, ts_ms, before, after) of --incremental.")
 @click.option("--columns", help="Only these columns, comma-separated, in this order.")

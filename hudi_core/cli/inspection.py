@@ -8,7 +8,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from hudi_core.cli.options import global_flags, hudi_options, parse_options
+from hudi_core.cli.options import INSTANT_TIME, global_flags, hudi_options, parse_options
 from hudi_core.cli.render import NON_PARTITIONED, Output, format_bytes, key_values, print_line, table
 from hudi_core.file_group import FileSlice
 from hudi_core.table import HudiTable
@@ -315,7 +315,7 @@ def _render_slices(entries: list[dict[str, Any]], console: Console) -> None:
 @click.command("show-files")
 @click.argument("path")
 @click.option("--partition", "partitions", multiple=True, help="Only this partition path (repeatable).")
-@click.option("--as-of", help="The slices as of this instant (time travel).")
+@click.option("--as-of", type=INSTANT_TIME, help="The slices as of this instant (time travel).")
 @hudi_options
 @global_flags
 @click.pass_obj

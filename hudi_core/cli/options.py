@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from hudi_core.cli.render import Output
+from hudi_core.timeline.instant import normalize_instant_time
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,10 +41,17 @@ def parse_options(pairs: Sequence[str]) -> dict[str, str]:
     return options
 
 
-def _unquote(text: str) -> str:
+def _unquote(text: str, expression: str) -> str:
+    """`text` without its quotes; a quote that is opened and not closed (or the reverse) is an error."""
     if len(text) >= 2 and text[0] == text[-1] and text[0] in _QUOTES:
         return text[1:-1]
+    if text[:1] in _QUOTES or text[-1:] in _QUOTES:
+        raise _filter_error(expression, f"unbalanced quote in {text!r}")
     return text
+
+
+def _filter_error(expression: str, reason: str) -> click.BadParameter:
+    return click.BadParameter(f"cannot parse filter {expression!r}: {reason}", param_hint="'--filter'")
 
 
 def parse_filter(expression: str) -> tuple[str, str, Any]:
@@ -61,21 +69,47 @@ def parse_filter(expression: str) -> tuple[str, str, Any]:
     op = " ".join(match["op"].lower().split())
     value = match["value"]
     if op in ("in", "not in"):
-        if value.startswith("(") and value.endswith(")"):
+        if value.startswith("(") != value.endswith(")"):
+            raise _filter_error(expression, "unbalanced parentheses around the values")
+        if value.startswith("("):
             value = value[1:-1]
-        items = [_unquote(item.strip()) for item in value.split(",") if item.strip()]
+        if "(" in value or ")" in value:
+            raise _filter_error(expression, "parentheses inside the list of values")
+        items = [_unquote(item.strip(), expression) for item in value.split(",") if item.strip()]
         if not items:
             raise click.BadParameter(f"filter {expression!r} lists no values", param_hint="'--filter'")
         return match["column"], op, items
-    return match["column"], op, _unquote(value)
+    return match["column"], op, _unquote(value, expression)
 
 
 def parse_instant_range(text: str) -> tuple[str, str | None]:
-    """`START[:END]` of an incremental query; START may be `earliest`."""
+    """`START[:END]` of an incremental query; START may be `earliest`. A malformed instant raises
+    TimelineError naming `--incremental`."""
     start, sep, end = text.rpartition(":")
-    if sep and start.strip() and _RANGE_END_RE.match(end.strip()):
-        return start.strip(), end.strip()
-    return text.strip(), None
+    if not (sep and start.strip() and _RANGE_END_RE.match(end.strip())):
+        start, end = text, ""
+    start, end = start.strip(), end.strip()
+    for instant in (start, end):
+        if instant and instant.lower() != "earliest":
+            normalize_instant_time(instant, "--incremental")
+    return start, end or None
+
+
+class InstantTime(click.ParamType[str, str]):
+    """An instant as users type it (17 or 14 digits, 'yyyy-MM-dd[ HH:mm:ss[.SSS]]'), normalized to
+    17 digits; a malformed one raises TimelineError naming the option or argument."""
+
+    name = "instant"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if param is None:
+            where = "the instant"
+        else:
+            where = param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
+        return normalize_instant_time(value, where)
+
+
+INSTANT_TIME = InstantTime()
 
 
 def split_list(text: str | None) -> list[str]:
@@ -122,5 +156,6 @@ def global_flags(function: F) -> F:
         expose_value=False,
         is_eager=True,
         callback=_enable_json,
-        help="Print machine-readable JSON on stdout.",
+        help="Print machine-readable JSON on stdout; an error is then one JSON object on stderr, "
+        '{"error": {"type": ..., "message": ...}} (exit code 2).',
     )(function)

@@ -10,11 +10,10 @@ from typing import Any
 import click
 from rich.console import Console
 
-from hudi_core.cli.options import global_flags, hudi_options, parse_options
+from hudi_core.cli.options import INSTANT_TIME, global_flags, hudi_options, parse_options
 from hudi_core.cli.render import Output, print_line
 from hudi_core.services.base import ServiceResult
 from hudi_core.table import HudiTable
-from hudi_core.timeline.instant import normalize_instant_time
 
 
 def service_entry(action: str, result: ServiceResult | None) -> dict[str, Any]:
@@ -88,7 +87,9 @@ def _run_planned(
 
 
 _schedule_only_option = click.option("--schedule-only", is_flag=True, help="Only plan it (a requested instant).")
-_instant_option = click.option("--instant", help="Run this pending plan (default: the earliest pending, else new).")
+_instant_option = click.option(
+    "--instant", type=INSTANT_TIME, help="Run this pending plan (default: the earliest pending, else new)."
+)
 
 
 @click.command("compact")
@@ -152,14 +153,14 @@ def archive(output: Output, path: str, option_pairs: Sequence[str]) -> None:
 
 @click.command("rollback")
 @click.argument("path")
-@click.argument("instant")
+@click.argument("instant", type=INSTANT_TIME)
 @hudi_options
 @global_flags
 @click.pass_obj
 def rollback(output: Output, path: str, instant: str, option_pairs: Sequence[str]) -> None:
     """Roll back a failed write, or the latest completed one."""
     hudi_table = HudiTable(path, parse_options(option_pairs))
-    target = normalize_instant_time(instant)
+    target = instant
     with output.progress(f"rolling back {target}"):
         done = hudi_table.rollback(target)
     entry: dict[str, Any] = {
@@ -179,7 +180,7 @@ def _render_savepoints(savepoints: list[str], console: Console) -> None:
 
 @click.command("savepoint")
 @click.argument("path")
-@click.argument("instant", required=False)
+@click.argument("instant", required=False, type=INSTANT_TIME)
 @click.option("--delete", is_flag=True, help="Delete the savepoint of INSTANT instead.")
 @click.option("--list", "list_only", is_flag=True, help="List the table's savepoints.")
 @click.option("--user", default="", help="Recorded in the savepoint.")
@@ -208,7 +209,7 @@ def savepoint(
     if delete:
         if instant is None:
             raise click.UsageError("--delete needs the INSTANT whose savepoint to delete")
-        target = normalize_instant_time(instant)
+        target = instant
         hudi_table.delete_savepoint(target)
         entry = {"action": "savepoint", "instant_time": target, "state": "deleted"}
         output.emit(entry, lambda console: print_line(console, f"deleted savepoint {target}"))
@@ -223,7 +224,7 @@ def savepoint(
 
 @click.command("restore")
 @click.argument("path")
-@click.argument("instant")
+@click.argument("instant", type=INSTANT_TIME)
 @hudi_options
 @global_flags
 @click.pass_obj

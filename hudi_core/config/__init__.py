@@ -22,6 +22,7 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 E = TypeVar("E", bound=enum.Enum)
+N = TypeVar("N", int, float)
 
 
 class OptionStatus(enum.Enum):
@@ -52,16 +53,23 @@ class ConfigOption(Generic[T]):
     aliases: tuple[str, ...] = ()
     status: OptionStatus = OptionStatus.IMPLEMENTED
 
-    def parse(self, raw: str) -> T:
-        """Parses `raw`; raises HudiConfigError naming the key and value when malformed."""
+    def parse(self, raw: str, given_key: str | None = None) -> T:
+        """Parses `raw`; raises HudiConfigError naming the key (`given_key`, the alias the user set,
+        when given) and the value when it is malformed or out of range."""
         try:
             return self.parser(raw)
         except (ValueError, KeyError) as e:
-            raise HudiConfigError(f"invalid value {raw!r} for option {self.key}: {e}") from e
+            raise HudiConfigError(f"invalid value {raw!r} for option {given_key or self.key}: {e}") from e
+
+    @property
+    def value_range(self) -> NumberRange[Any] | None:
+        """The range a numeric option's values must lie in (None for other options)."""
+        return self.parser if isinstance(self.parser, NumberRange) else None
 
 
 _REGISTRY: dict[str, ConfigOption[Any]] = {}
 _IGNORED_PREFIXES: dict[str, str] = {}
+_RELATIONS: list[Callable[[HudiConfigs], None]] = []
 _warned: set[str] = set()
 _warn_lock = threading.Lock()
 
@@ -88,6 +96,13 @@ def option(
     return register(ConfigOption(key, parser, default, doc, aliases, status))
 
 
+def relation(check: Callable[[HudiConfigs], None]) -> Callable[[HudiConfigs], None]:
+    """Registers a check between options (Hudi's `HoodieWriteConfig.Builder.validate`): it gets the
+    options being validated, defaults filled in, and raises HudiConfigError naming every key involved."""
+    _RELATIONS.append(check)
+    return check
+
+
 def ignore_prefix(prefix: str, reason: str) -> None:
     """Accepts every key under `prefix` with a one-time warning (e.g. hive sync)."""
     _IGNORED_PREFIXES[prefix] = reason
@@ -98,7 +113,8 @@ def registered_options() -> dict[str, ConfigOption[Any]]:
     return dict(_REGISTRY)
 
 
-def _warn_once(key: str, message: str) -> None:
+def warn_once(key: str, message: str) -> None:
+    """Logs `message` once per process for `key`."""
     with _warn_lock:
         if key in _warned:
             return
@@ -114,9 +130,10 @@ def lookup(key: str) -> ConfigOption[Any] | None:
 def validate_options(options: Mapping[str, str]) -> None:
     """Checks every key of `options` against the registry.
 
-    Implemented options are parsed now, so a malformed value fails before any work starts;
-    ignored options warn once; unsupported and unknown keys raise HudiConfigError (an unknown
-    key names the closest known one).
+    Implemented options are parsed now, so a malformed or out-of-range value fails before any
+    work starts, and so do values that contradict each other (the registered relations); ignored
+    options warn once; unsupported and unknown keys raise HudiConfigError (an unknown key names
+    the closest known one).
     """
     for key, raw in options.items():
         if not isinstance(raw, str):
@@ -125,7 +142,7 @@ def validate_options(options: Mapping[str, str]) -> None:
         if spec is None:
             prefix = next((p for p in _IGNORED_PREFIXES if key.startswith(p)), None)
             if prefix is not None:
-                _warn_once(key, f"option {key} is accepted and ignored: {_IGNORED_PREFIXES[prefix]}")
+                warn_once(key, f"option {key} is accepted and ignored: {_IGNORED_PREFIXES[prefix]}")
                 continue
             close = difflib.get_close_matches(key, list(_REGISTRY), n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]}?" if close else ""
@@ -135,9 +152,12 @@ def validate_options(options: Mapping[str, str]) -> None:
                 continue  # Hudi's own default: the behaviour this build has anyway
             raise HudiConfigError(f"option {key} is not supported by hudi_core: {spec.doc}")
         if spec.status is OptionStatus.IGNORED:
-            _warn_once(key, f"option {key} is accepted and ignored: {spec.doc}")
+            warn_once(key, f"option {key} is accepted and ignored: {spec.doc}")
             continue
-        spec.parse(raw)
+        spec.parse(raw, key)
+    configs = HudiConfigs(options)
+    for check in _RELATIONS:
+        check(configs)
 
 
 class HudiConfigs:
@@ -160,10 +180,12 @@ class HudiConfigs:
 
     def raw_value(self, spec: ConfigOption[Any]) -> str | None:
         """The raw string set for `spec` (its key first, then aliases), if any."""
-        for key in (spec.key, *spec.aliases):
-            if key in self._raw:
-                return self._raw[key]
-        return None
+        found = self.given_key(spec)
+        return None if found is None else self._raw[found]
+
+    def given_key(self, spec: ConfigOption[Any]) -> str | None:
+        """The key (`spec.key` or an alias) under which `spec` is set, if it is."""
+        return next((key for key in (spec.key, *spec.aliases) if key in self._raw), None)
 
     def contains(self, spec: ConfigOption[Any]) -> bool:
         return self.raw_value(spec) is not None
@@ -176,9 +198,9 @@ class HudiConfigs:
 
     def get(self, spec: ConfigOption[T], default: T | None = None) -> T | None:
         """The typed value of `spec`, else the option's own default, else `default`."""
-        raw = self.raw_value(spec)
-        if raw is not None:
-            return spec.parse(raw)
+        key = self.given_key(spec)
+        if key is not None:
+            return spec.parse(self._raw[key], key)
         return spec.default if spec.default is not None else default
 
     def value(self, spec: ConfigOption[T]) -> T:
@@ -190,10 +212,10 @@ class HudiConfigs:
 
     def require(self, spec: ConfigOption[T], where: str) -> T:
         """The typed value of `spec`; raises HudiConfigError naming `where` when it is absent."""
-        raw = self.raw_value(spec)
-        if raw is None:
+        key = self.given_key(spec)
+        if key is None:
             raise HudiConfigError(f"required option {spec.key} is missing from {where}")
-        return spec.parse(raw)
+        return spec.parse(self._raw[key], key)
 
 
 # ---- value parsers shared by the families ---------------------------------------------------
@@ -212,6 +234,68 @@ def parse_int(raw: str) -> int:
 
 def parse_str(raw: str) -> str:
     return raw
+
+
+@dataclass(frozen=True)
+class NumberRange(Generic[N]):
+    """Parser of a numeric option whose value must lie between `low` and `high` (None: unbounded).
+
+    `exclusive` leaves the bounds themselves out (a probability in (0, 1)). Values outside the
+    range are refused when options are validated, before any instant is requested, so a write
+    never fails half-way over a setting.
+    """
+
+    number: Callable[[str], N]
+    low: N | None = None
+    high: N | None = None
+    exclusive: bool = False
+
+    def __call__(self, raw: str) -> N:
+        try:
+            value = self.number(raw.strip())
+        except ValueError:
+            raise ValueError(f"expected {self.describe()}") from None
+        if not self.contains(value):
+            raise ValueError(f"expected {self.describe()}")
+        return value
+
+    def contains(self, value: N) -> bool:
+        if self.exclusive:
+            return (self.low is None or value > self.low) and (self.high is None or value < self.high)
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+    def describe(self) -> str:
+        noun = "an integer" if self.number is int else "a number"
+        low_op, high_op = (">", "<") if self.exclusive else (">=", "<=")
+        bounds = [f"{op} {bound}" for op, bound in ((low_op, self.low), (high_op, self.high)) if bound is not None]
+        return f"{noun} {' and '.join(bounds)}" if bounds else noun
+
+
+def int_at_least(low: int) -> NumberRange[int]:
+    """An integer option of at least `low` (sizes and counts: 1; thresholds: 0)."""
+    return NumberRange(int, low)
+
+
+def int_in_range(low: int, high: int) -> NumberRange[int]:
+    """An integer option in [low, high]."""
+    return NumberRange(int, low, high)
+
+
+def fraction_between(low: float, high: float) -> NumberRange[float]:
+    """A number strictly between `low` and `high` (a false-positive rate in (0, 1))."""
+    return NumberRange(float, low, high, exclusive=True)
+
+
+def one_of(*values: str) -> Callable[[str], str]:
+    """Case-insensitive parser of a string option with a closed set of values (upper-cased)."""
+
+    def parse(raw: str) -> str:
+        value = raw.strip().upper()
+        if value not in values:
+            raise ValueError(f"expected one of {', '.join(values)}")
+        return value
+
+    return parse
 
 
 def parse_list(raw: str) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 
-from hudi_core.config import java_class_parser, option, parse_bool, parse_int, parse_str
+from hudi_core.config import int_at_least, int_in_range, java_class_parser, option, parse_bool, parse_str
 
 
 class ConcurrencyMode(enum.Enum):
@@ -64,12 +64,12 @@ class HudiLockConfig:
         "ZookeeperBasedLockProvider (Hudi's default).",
     )
     WAIT_TIME_MS = option(
-        "hoodie.write.lock.wait_time_ms", parse_int, 60000, "How long to wait for the lock in all (ms)."
+        "hoodie.write.lock.wait_time_ms", int_at_least(0), 60000, "How long to wait for the lock in all (ms)."
     )
     RETRY_WAIT_MS = option(
-        "hoodie.write.lock.wait_time_ms_between_retry", parse_int, 1000, "Pause between lock attempts (ms)."
+        "hoodie.write.lock.wait_time_ms_between_retry", int_at_least(0), 1000, "Pause between lock attempts (ms)."
     )
-    NUM_RETRIES = option("hoodie.write.lock.num_retries", parse_int, 15, "Lock attempts before giving up.")
+    NUM_RETRIES = option("hoodie.write.lock.num_retries", int_at_least(0), 15, "Lock attempts before giving up.")
     FILESYSTEM_PATH = option(
         "hoodie.write.lock.filesystem.path",
         parse_str,
@@ -78,12 +78,12 @@ class HudiLockConfig:
     )
     FILESYSTEM_EXPIRE_MINUTES = option(
         "hoodie.write.lock.filesystem.expire",
-        parse_int,
+        int_at_least(0),
         0,
         "Minutes after which a FileSystemBasedLockProvider lock file counts as abandoned (0: never).",
     )
     ZK_URL = option("hoodie.write.lock.zookeeper.url", parse_str, None, "ZooKeeper host (or host:port list).")
-    ZK_PORT = option("hoodie.write.lock.zookeeper.port", parse_int, None, "ZooKeeper port.")
+    ZK_PORT = option("hoodie.write.lock.zookeeper.port", int_in_range(1, 65535), None, "ZooKeeper port.")
     ZK_BASE_PATH = option(
         "hoodie.write.lock.zookeeper.base_path", parse_str, None, "ZooKeeper folder of the table locks."
     )
@@ -91,10 +91,10 @@ class HudiLockConfig:
         "hoodie.write.lock.zookeeper.lock_key", parse_str, None, "Lock node name (default: the table name)."
     )
     ZK_SESSION_TIMEOUT_MS = option(
-        "hoodie.write.lock.zookeeper.session_timeout_ms", parse_int, 60000, "ZooKeeper session timeout (ms)."
+        "hoodie.write.lock.zookeeper.session_timeout_ms", int_at_least(1), 60000, "ZooKeeper session timeout (ms)."
     )
     ZK_CONNECTION_TIMEOUT_MS = option(
-        "hoodie.write.lock.zookeeper.connection_timeout_ms", parse_int, 15000, "ZooKeeper connect timeout (ms)."
+        "hoodie.write.lock.zookeeper.connection_timeout_ms", int_at_least(1), 15000, "ZooKeeper connect timeout (ms)."
     )
     CONFLICT_STRATEGY = option(
         "hoodie.write.lock.conflict.resolution.strategy",
@@ -111,7 +111,7 @@ class HudiLockConfig:
     )
     RETRIES_ON_CONFLICT = option(
         "hoodie.write.num.retries.on.conflict.failures",
-        parse_int,
+        int_at_least(0),
         0,
         "write_hudi retries a write that lost a conflict this many times (re-planning it each time).",
     )

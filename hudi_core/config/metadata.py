@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hudi_core.config import ConfigOption, option, parse_bool, parse_int, parse_list
+from hudi_core.config import ConfigOption, int_at_least, option, parse_bool, parse_list
 
 
 class HudiMetadataConfig:
@@ -27,13 +27,13 @@ class HudiMetadataConfig:
     )
     COLUMN_STATS_MAX_COLUMNS = option(
         "hoodie.metadata.index.column.stats.max.columns.to.index",
-        parse_int,
+        int_at_least(1),
         32,
         "How many data columns get statistics when no column list is given.",
     )
     COLUMN_STATS_FILE_GROUPS = option(
         "hoodie.metadata.index.column.stats.file.group.count",
-        parse_int,
+        int_at_least(1),
         2,
         "File groups of the column_stats partition.",
     )
@@ -45,7 +45,7 @@ class HudiMetadataConfig:
     )
     PARTITION_STATS_FILE_GROUPS = option(
         "hoodie.metadata.index.partition.stats.file.group.count",
-        parse_int,
+        int_at_least(1),
         1,
         "File groups of the partition_stats partition.",
     )
@@ -57,7 +57,7 @@ class HudiMetadataConfig:
     )
     BLOOM_FILTER_FILE_GROUPS = option(
         "hoodie.metadata.index.bloom.filter.file.group.count",
-        parse_int,
+        int_at_least(1),
         4,
         "File groups of the bloom_filters partition.",
     )
@@ -69,31 +69,31 @@ class HudiMetadataConfig:
     )
     RECORD_INDEX_MIN_FILE_GROUPS = option(
         "hoodie.metadata.record.index.min.filegroup.count",
-        parse_int,
+        int_at_least(1),
         10,
         "Fewest file groups of the record_index partition.",
     )
     RECORD_INDEX_MAX_FILE_GROUPS = option(
         "hoodie.metadata.record.index.max.filegroup.count",
-        parse_int,
+        int_at_least(1),
         10000,
         "Most file groups of the record_index partition.",
     )
     RECORD_INDEX_MAX_FILE_GROUP_SIZE = option(
         "hoodie.metadata.record.index.max.filegroup.size",
-        parse_int,
+        int_at_least(1),
         1024 * 1024 * 1024,
         "Bytes of index entries per record_index file group when sizing it.",
     )
     COMPACT_MAX_DELTA_COMMITS = option(
         "hoodie.metadata.compact.max.delta.commits",
-        parse_int,
+        int_at_least(1),
         10,
         "Compact the metadata table after this many deltacommits.",
     )
     CLEANER_COMMITS_RETAINED = option(
         "hoodie.metadata.cleaner.commits.retained",
-        parse_int,
+        int_at_least(1),
         3,
         "Older metadata-table file slices are deleted once this many compactions are newer.",
     )

@@ -8,7 +8,21 @@ from __future__ import annotations
 
 import enum
 
-from hudi_core.config import OptionStatus, enum_parser, java_class_parser, option, parse_bool, parse_int, parse_str
+from hudi_core.config import (
+    HudiConfigs,
+    OptionStatus,
+    enum_parser,
+    int_at_least,
+    java_class_parser,
+    one_of,
+    option,
+    parse_bool,
+    parse_str,
+    relation,
+    warn_once,
+)
+from hudi_core.errors import HudiConfigError
+from hudi_core.services.layout import parse_layout_strategy
 
 
 class CompactionTrigger(enum.Enum):
@@ -37,6 +51,20 @@ class CleaningPolicy(enum.Enum):
     KEEP_LATEST_BY_HOURS = "KEEP_LATEST_BY_HOURS"
 
 
+def _parse_layout(raw: str) -> str:
+    parse_layout_strategy(raw)  # refuses names that are not linear, z-order or hilbert
+    return raw
+
+
+_REJECT_UPDATES = "SparkRejectUpdateStrategy"
+
+
+def _parse_updates_strategy(raw: str) -> str:
+    if raw.strip().rsplit(".", 1)[-1] != _REJECT_UPDATES:
+        raise ValueError(f"only org.apache.hudi.client.clustering.update.strategy.{_REJECT_UPDATES} is supported")
+    return raw.strip()
+
+
 class HudiCompactionConfig:
     """Compaction and log compaction of Merge-on-Read tables."""
 
@@ -49,13 +77,13 @@ class HudiCompactionConfig:
     )
     MAX_DELTA_COMMITS = option(
         "hoodie.compact.inline.max.delta.commits",
-        parse_int,
+        int_at_least(1),
         5,
         "Deltacommits since the last compaction that trigger one.",
     )
     MAX_DELTA_SECONDS = option(
         "hoodie.compact.inline.max.delta.seconds",
-        parse_int,
+        int_at_least(1),
         3600,
         "Seconds since the last compaction that trigger one.",
     )
@@ -73,17 +101,17 @@ class HudiCompactionConfig:
         "BoundedIO or UnBounded.",
     )
     TARGET_IO_MB = option(
-        "hoodie.compaction.target.io", parse_int, 512000, "IO budget (MB) of one plan for bounded strategies."
+        "hoodie.compaction.target.io", int_at_least(1), 512000, "IO budget (MB) of one plan for bounded strategies."
     )
     LOG_FILE_SIZE_THRESHOLD = option(
         "hoodie.compaction.logfile.size.threshold",
-        parse_int,
+        int_at_least(0),
         0,
         "LogFileSizeBased: only slices whose logs total at least this many bytes.",
     )
     LOG_FILE_NUM_THRESHOLD = option(
         "hoodie.compaction.logfile.num.threshold",
-        parse_int,
+        int_at_least(0),
         0,
         "LogFileNumBased: only slices with at least this many log files.",
     )
@@ -95,7 +123,7 @@ class HudiCompactionConfig:
     )
     LOG_COMPACTION_BLOCKS_THRESHOLD = option(
         "hoodie.log.compaction.blocks.threshold",
-        parse_int,
+        int_at_least(1),
         5,
         "Log compaction only merges slices with at least this many log blocks.",
     )
@@ -106,31 +134,34 @@ class HudiClusteringConfig:
 
     INLINE = option("hoodie.clustering.inline", parse_bool, False, "Cluster right after a write once triggered.")
     INLINE_MAX_COMMITS = option(
-        "hoodie.clustering.inline.max.commits", parse_int, 4, "Commits since the last clustering that trigger one."
+        "hoodie.clustering.inline.max.commits",
+        int_at_least(1),
+        4,
+        "Commits since the last clustering that trigger one.",
     )
     SCHEDULE_INLINE = option(
         "hoodie.clustering.schedule.inline", parse_bool, False, "Schedule (not run) clustering after a write."
     )
     SMALL_FILE_LIMIT = option(
         "hoodie.clustering.plan.strategy.small.file.limit",
-        parse_int,
+        int_at_least(0),
         314572800,
         "Base files smaller than this many bytes are clustered.",
     )
     MAX_BYTES_PER_GROUP = option(
         "hoodie.clustering.plan.strategy.max.bytes.per.group",
-        parse_int,
+        int_at_least(1),
         2147483648,
         "Input bytes of one clustering group.",
     )
     TARGET_FILE_MAX_BYTES = option(
         "hoodie.clustering.plan.strategy.target.file.max.bytes",
-        parse_int,
+        int_at_least(1),
         1073741824,
         "Size of the files clustering writes.",
     )
     MAX_NUM_GROUPS = option(
-        "hoodie.clustering.plan.strategy.max.num.groups", parse_int, 30, "Groups in one clustering plan."
+        "hoodie.clustering.plan.strategy.max.num.groups", int_at_least(1), 30, "Groups in one clustering plan."
     )
     SINGLE_GROUP = option(
         "hoodie.clustering.plan.strategy.single.group.clustering.enabled",
@@ -158,13 +189,13 @@ class HudiClusteringConfig:
     )
     LAYOUT_STRATEGY = option(
         "hoodie.layout.optimize.strategy",
-        parse_str,
+        _parse_layout,
         "LINEAR",
         "How rows are ordered by the sort columns: LINEAR, ZORDER (z-order) or HILBERT.",
     )
     CURVE_BUILD_METHOD = option(
         "hoodie.layout.optimize.curve.build.method",
-        lambda raw: raw.strip().upper(),
+        one_of("DIRECT", "SAMPLE"),
         "DIRECT",
         "Accepted (DIRECT or SAMPLE); curves are always built from value ranks here, like SAMPLE.",
     )
@@ -176,7 +207,7 @@ class HudiClusteringConfig:
     )
     UPDATES_STRATEGY = option(
         "hoodie.clustering.updates.strategy",
-        parse_str,
+        _parse_updates_strategy,
         "org.apache.hudi.client.clustering.update.strategy.SparkRejectUpdateStrategy",
         "Updates to file groups under pending clustering are rejected (the only strategy here).",
     )
@@ -195,35 +226,35 @@ class HudiCleanConfig:
     )
     COMMITS_RETAINED = option(
         "hoodie.clean.commits.retained",
-        parse_int,
+        int_at_least(1),
         10,
         "KEEP_LATEST_COMMITS: the last N commits stay readable (time travel, incremental).",
         aliases=("hoodie.cleaner.commits.retained",),
     )
     FILE_VERSIONS_RETAINED = option(
         "hoodie.clean.fileversions.retained",
-        parse_int,
+        int_at_least(1),
         3,
         "KEEP_LATEST_FILE_VERSIONS: slices kept per file group.",
         aliases=("hoodie.cleaner.fileversions.retained",),
     )
     HOURS_RETAINED = option(
         "hoodie.clean.hours.retained",
-        parse_int,
+        int_at_least(1),
         24,
         "KEEP_LATEST_BY_HOURS: commits of the last N hours stay readable.",
         aliases=("hoodie.cleaner.hours.retained",),
     )
     MAX_COMMITS = option(
         "hoodie.clean.trigger.max.commits",
-        parse_int,
+        int_at_least(1),
         1,
         "Completed commits since the last clean before another one is planned.",
         aliases=("hoodie.clean.max.commits", "hoodie.cleaner.trigger.max.commits"),
     )
     TRIGGER_STRATEGY = option(
         "hoodie.clean.trigger.strategy",
-        lambda raw: raw.strip().upper(),
+        one_of("NUM_COMMITS"),
         "NUM_COMMITS",
         "NUM_COMMITS (the only strategy).",
         aliases=("hoodie.cleaner.trigger.strategy",),
@@ -251,10 +282,10 @@ class HudiArchivalConfig:
 
     AUTOMATIC = option("hoodie.archive.automatic", parse_bool, True, "Archive right after every write.")
     MIN_COMMITS = option(
-        "hoodie.keep.min.commits", parse_int, 20, "Completed commits archival leaves on the active timeline."
+        "hoodie.keep.min.commits", int_at_least(1), 20, "Completed commits archival leaves on the active timeline."
     )
     MAX_COMMITS = option(
-        "hoodie.keep.max.commits", parse_int, 30, "Archival runs once more completed commits than this exist."
+        "hoodie.keep.max.commits", int_at_least(1), 30, "Archival runs once more completed commits than this exist."
     )
     BEYOND_SAVEPOINT = option(
         "hoodie.archive.beyond.savepoint",
@@ -264,7 +295,39 @@ class HudiArchivalConfig:
     )
     LSM_COMPACTION_BATCH = option(
         "hoodie.timeline.compaction.batch.size",
-        parse_int,
+        int_at_least(2),  # merging a single file into the next layer rewrites it for nothing
         10,
         "LSM history files of one layer merged into the next.",
     )
+
+
+@relation
+def _archival_outlasts_cleaning(configs: HudiConfigs) -> None:
+    """Hudi's `HoodieWriteConfig.Builder.validate`: with KEEP_LATEST_COMMITS, archival keeps a range of
+    commits (min below max). When `hoodie.keep.min.commits` is not above the commits the cleaner
+    retains, Hudi only warns: its archiver (and this one) raises the minimum itself."""
+    if configs.value(HudiCleanConfig.POLICY) is not CleaningPolicy.KEEP_LATEST_COMMITS:
+        return
+    low, high = configs.value(HudiArchivalConfig.MIN_COMMITS), configs.value(HudiArchivalConfig.MAX_COMMITS)
+    retained = configs.value(HudiCleanConfig.COMMITS_RETAINED)
+    if low <= retained:
+        warn_once(
+            f"{HudiArchivalConfig.MIN_COMMITS.key}={low}<={retained}",
+            f"{HudiArchivalConfig.MIN_COMMITS.key}={low} is not greater than {HudiCleanConfig.COMMITS_RETAINED.key}="
+            f"{retained}: archival keeps the commits the cleaner retains regardless",
+        )
+    if high <= low:
+        raise HudiConfigError(
+            f"{HudiArchivalConfig.MAX_COMMITS.key}={high} must be greater than "
+            f"{HudiArchivalConfig.MIN_COMMITS.key}={low}"
+        )
+
+
+@relation
+def _inline_compaction_runs_or_schedules(configs: HudiConfigs) -> None:
+    """Hudi's `HoodieWriteConfig.Builder.validate`: a write either compacts inline or only schedules."""
+    if configs.value(HudiCompactionConfig.INLINE) and configs.value(HudiCompactionConfig.SCHEDULE_INLINE):
+        raise HudiConfigError(
+            f"{HudiCompactionConfig.INLINE.key} and {HudiCompactionConfig.SCHEDULE_INLINE.key} cannot both be true: "
+            "a write either compacts inline or only schedules the compaction"
+        )

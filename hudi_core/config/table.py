@@ -16,9 +16,10 @@ from hudi_core.config import (
     HudiConfigs,
     OptionStatus,
     enum_parser,
+    int_at_least,
+    int_in_range,
     option,
     parse_bool,
-    parse_int,
     parse_list,
     parse_str,
 )
@@ -127,11 +128,15 @@ class HudiTableConfig:
 
     NAME = option("hoodie.table.name", parse_str, None, "Table name; required.")
     TYPE = option("hoodie.table.type", parse_table_type, TableType.COPY_ON_WRITE, "COPY_ON_WRITE or MERGE_ON_READ.")
-    VERSION = option("hoodie.table.version", parse_int, None, "On-disk table version: 6 (0.14/0.15), 8 (1.0), 9 (1.1).")
-    INITIAL_VERSION = option("hoodie.table.initial.version", parse_int, None, "Version the table was created with.")
+    VERSION = option(
+        "hoodie.table.version", int_at_least(0), None, "On-disk table version: 6 (0.14/0.15), 8 (1.0), 9 (1.1)."
+    )
+    INITIAL_VERSION = option(
+        "hoodie.table.initial.version", int_at_least(0), None, "Version the table was created with."
+    )
     TIMELINE_LAYOUT_VERSION = option(
         "hoodie.timeline.layout.version",
-        parse_int,
+        int_at_least(0),
         None,
         "1 for table v6 (flat .hoodie/), 2 for v8+ (.hoodie/timeline/).",
     )
@@ -200,7 +205,7 @@ class HudiTableConfig:
         "What CDC logs hold: OP_KEY_ONLY, DATA_BEFORE or DATA_BEFORE_AFTER.",
     )
     DATABASE_NAME = option("hoodie.database.name", parse_str, None, "Database name (part of the checksum).")
-    CHECKSUM = option("hoodie.table.checksum", parse_int, None, "CRC32 of '<database>.<table>'.")
+    CHECKSUM = option("hoodie.table.checksum", int_in_range(0, 2**32 - 1), None, "CRC32 of '<database>.<table>'.")
     TABLE_FORMAT = option("hoodie.table.format", parse_str, "native", "Table format (v9).")
     INDEX_DEFS_PATH = option("hoodie.table.index.defs.path", parse_str, None, "Index definitions file.")
     PARTITION_METAFILE_USE_BASE_FORMAT = option(

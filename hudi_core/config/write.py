@@ -7,19 +7,30 @@ Defaults are Hudi 1.0.2's (`DataSourceWriteOptions`, `HoodieWriteConfig`, `Hoodi
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Mapping
 
 from hudi_core.config import (
     ConfigOption,
     OptionStatus,
     enum_parser,
+    fraction_between,
     ignore_prefix,
+    int_at_least,
+    one_of,
     option,
     parse_bool,
-    parse_int,
     parse_list,
     parse_str,
 )
-from hudi_core.config.table import RecordMergeMode, TableType, parse_table_type
+from hudi_core.config.table import (
+    KEY_GENERATOR_CLASSES,
+    PAYLOAD_MERGE_MODES,
+    KeyGeneratorType,
+    RecordMergeMode,
+    TableType,
+    parse_table_type,
+)
+from hudi_core.index.bloom_filter import FILTER_TYPES
 from hudi_core.write.operation import WriteOperation
 
 
@@ -45,6 +56,37 @@ def _parse_table_version(raw: str) -> int:
     if version != 8:
         raise ValueError("this writer writes table version 8 only")
     return version
+
+
+# Base file codecs (Parquet's names as pyarrow takes them); Hudi's `uncompressed` is pyarrow's `none`.
+PARQUET_CODECS = ("gzip", "snappy", "zstd", "none")
+
+
+def _parse_codec(raw: str) -> str:
+    value = raw.strip().lower()
+    value = "none" if value == "uncompressed" else value
+    if value not in PARQUET_CODECS:
+        raise ValueError(f"expected one of {', '.join(PARQUET_CODECS)} (or uncompressed)")
+    return value
+
+
+def _known(names: Mapping[str, object], noun: str, instead: str) -> Callable[[str], str]:
+    """Parser of a Java class name option: one of `names` (those this build has an equivalent of)."""
+
+    def parse(raw: str) -> str:
+        name = raw.strip()
+        if name not in names:
+            raise ValueError(
+                f"{noun} {name} has no hudi_core equivalent (supported: {', '.join(sorted(names))}){instead}"
+            )
+        return name
+
+    return parse
+
+
+# Hudi refuses heartbeats under a second (`HoodieHeartbeatClient`); this build accepts shorter ones
+# (tests drive heartbeat expiry with 100 ms intervals): see the issue 20 report.
+MIN_HEARTBEAT_INTERVAL_MS = 1
 
 
 class HudiWriteConfig:
@@ -79,19 +121,19 @@ class HudiWriteConfig:
     )
     KEY_GENERATOR_CLASS = option(
         "hoodie.datasource.write.keygenerator.class",
-        parse_str,
+        _known(KEY_GENERATOR_CLASSES, "key generator class", ""),
         None,
         "Java key generator class; mapped to our key generators (SimpleKeyGenerator, ...).",
     )
     KEY_GENERATOR_TYPE = option(
         "hoodie.datasource.write.keygenerator.type",
-        parse_str,
+        enum_parser(KeyGeneratorType),
         None,
         "Key generator type: SIMPLE, COMPLEX, NON_PARTITION, TIMESTAMP, CUSTOM.",
     )
     PAYLOAD_CLASS = option(
         "hoodie.datasource.write.payload.class",
-        parse_str,
+        _known(PAYLOAD_MERGE_MODES, "payload class", "; use hoodie.write.record.merge.mode"),
         None,
         "Legacy payload class; known payloads map to merge modes as RFC-97 does.",
     )
@@ -123,32 +165,39 @@ class HudiWriteConfig:
         "delete_partition: the partition paths to drop, comma-separated (`*` wildcards allowed).",
     )
     PARQUET_MAX_FILE_SIZE = option(
-        "hoodie.parquet.max.file.size", parse_int, 125829120, "Target base file size in bytes."
+        "hoodie.parquet.max.file.size", int_at_least(1), 125829120, "Target base file size in bytes."
     )
     PARQUET_SMALL_FILE_LIMIT = option(
         "hoodie.parquet.small.file.limit",
-        parse_int,
+        int_at_least(0),
         104857600,
-        "Base files at most this size receive inserts; <= 0 turns padding off.",
+        "Base files at most this size receive inserts; 0 turns padding off.",
     )
     RECORD_SIZE_ESTIMATE = option(
         "hoodie.copyonwrite.record.size.estimate",
-        parse_int,
+        int_at_least(1),
         1024,
         "Record size used for file sizing until commits record actual sizes.",
     )
     PARQUET_COMPRESSION = option(
-        "hoodie.parquet.compression.codec", parse_str, "gzip", "Base file codec: gzip, snappy, zstd, uncompressed."
+        "hoodie.parquet.compression.codec",
+        _parse_codec,
+        "gzip",
+        "Base file codec: gzip, snappy, zstd, uncompressed (or none).",
     )
-    PARQUET_BLOCK_SIZE = option("hoodie.parquet.block.size", parse_int, 125829120, "Parquet row group size (bytes).")
-    PARQUET_PAGE_SIZE = option("hoodie.parquet.page.size", parse_int, 1048576, "Parquet page size (bytes).")
+    PARQUET_BLOCK_SIZE = option(
+        "hoodie.parquet.block.size", int_at_least(1), 125829120, "Parquet row group size (bytes)."
+    )
+    PARQUET_PAGE_SIZE = option("hoodie.parquet.page.size", int_at_least(1), 1048576, "Parquet page size (bytes).")
     LOG_BLOCK_FORMAT = option(
         "hoodie.logfile.data.block.format",
         enum_parser(LogBlockFormat),
         LogBlockFormat.AVRO,
         "Data block format of Merge-on-Read log files: avro (default) or parquet.",
     )
-    LOG_FILE_MAX_SIZE = option("hoodie.logfile.max.size", parse_int, 1073741824, "Log files roll over past this size.")
+    LOG_FILE_MAX_SIZE = option(
+        "hoodie.logfile.max.size", int_at_least(1), 1073741824, "Log files roll over past this size."
+    )
     WRITE_TABLE_VERSION = option(
         "hoodie.write.table.version", _parse_table_version, 8, "Table version written (8 only)."
     )
@@ -159,11 +208,14 @@ class HudiWriteConfig:
         "Names the writer whose checkpoint a commit records.",
     )
     HEARTBEAT_INTERVAL_MS = option(
-        "hoodie.client.heartbeat.interval_in_ms", parse_int, 60000, "How often a writer refreshes its heartbeat."
+        "hoodie.client.heartbeat.interval_in_ms",
+        int_at_least(MIN_HEARTBEAT_INTERVAL_MS),
+        60000,
+        "How often a writer refreshes its heartbeat.",
     )
     HEARTBEAT_TOLERABLE_MISSES = option(
         "hoodie.client.heartbeat.tolerable.misses",
-        parse_int,
+        int_at_least(1),  # 0 would let any writer roll back a live writer's instant at once
         2,
         "Missed heartbeats after which a writer counts as dead and its instant may be rolled back.",
     )
@@ -189,14 +241,17 @@ class HudiIndexConfig:
 
     INDEX_TYPE: ConfigOption[str] = option(
         "hoodie.index.type",
-        lambda raw: raw.strip().upper(),
+        one_of("SIMPLE", "BLOOM", "BUCKET", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "RECORD_INDEX"),
         "SIMPLE",
         "SIMPLE (default), BLOOM, BUCKET, GLOBAL_SIMPLE, GLOBAL_BLOOM or RECORD_INDEX (metadata table).",
     )
     BUCKET_ENGINE = option(
-        "hoodie.index.bucket.engine", lambda raw: raw.strip().upper(), "SIMPLE", "Bucket index engine (SIMPLE)."
+        "hoodie.index.bucket.engine",
+        one_of("SIMPLE", "CONSISTENT_HASHING"),
+        "SIMPLE",
+        "Bucket index engine: SIMPLE (CONSISTENT_HASHING is refused by the bucket index).",
     )
-    BUCKET_NUM = option("hoodie.bucket.index.num.buckets", parse_int, 256, "Buckets per partition.")
+    BUCKET_NUM = option("hoodie.bucket.index.num.buckets", int_at_least(1), 256, "Buckets per partition.")
     BUCKET_HASH_FIELD = option(
         "hoodie.bucket.index.hash.field", parse_str, None, "Fields hashed to a bucket (default: the record key)."
     )
@@ -214,14 +269,16 @@ class HudiIndexConfig:
     )
     BLOOM_FILTER_TYPE = option(
         "hoodie.bloom.index.filter.type",
-        lambda raw: raw.strip().upper(),
+        one_of(*FILTER_TYPES),
         "DYNAMIC_V0",
         "Bloom filter written to base file footers: DYNAMIC_V0 or SIMPLE.",
     )
-    BLOOM_NUM_ENTRIES = option("hoodie.index.bloom.num_entries", parse_int, 60000, "Bloom filter entries.")
-    BLOOM_FPP = option("hoodie.index.bloom.fpp", float, 0.000000001, "Bloom filter false-positive rate.")
+    BLOOM_NUM_ENTRIES = option("hoodie.index.bloom.num_entries", int_at_least(1), 60000, "Bloom filter entries.")
+    BLOOM_FPP = option(
+        "hoodie.index.bloom.fpp", fraction_between(0.0, 1.0), 0.000000001, "Bloom filter false-positive rate."
+    )
     BLOOM_DYNAMIC_MAX_ENTRIES = option(
-        "hoodie.bloom.index.filter.dynamic.max.entries", parse_int, 100000, "DYNAMIC_V0 filter growth limit."
+        "hoodie.bloom.index.filter.dynamic.max.entries", int_at_least(1), 100000, "DYNAMIC_V0 filter growth limit."
     )
     BLOOM_PRUNE_BY_RANGES = option(
         "hoodie.bloom.index.prune.by.ranges", parse_bool, True, "Skip files whose key range excludes a key."
@@ -233,7 +290,7 @@ class HudiKeyGenConfig:
 
     TIMESTAMP_TYPE = option(
         "hoodie.keygen.timebased.timestamp.type",
-        lambda raw: raw.strip().upper(),
+        one_of("UNIX_TIMESTAMP", "EPOCHMILLISECONDS", "EPOCHMICROSECONDS", "DATE_STRING", "SCALAR", "MIXED"),
         None,
         "UNIX_TIMESTAMP, EPOCHMILLISECONDS, EPOCHMICROSECONDS, DATE_STRING or SCALAR.",
         aliases=("hoodie.deltastreamer.keygen.timebased.timestamp.type",),
@@ -274,7 +331,10 @@ class HudiKeyGenConfig:
         aliases=("hoodie.deltastreamer.keygen.timebased.input.timezone",),
     )
     SCALAR_UNIT = option(
-        "hoodie.keygen.timebased.timestamp.scalar.time.unit", parse_str, "SECONDS", "Unit of SCALAR input."
+        "hoodie.keygen.timebased.timestamp.scalar.time.unit",
+        one_of("NANOSECONDS", "MICROSECONDS", "MILLISECONDS", "SECONDS"),
+        "SECONDS",
+        "Unit of SCALAR input.",
     )
     INPUT_DATE_FORMAT_DELIMITER = option(
         "hoodie.keygen.timebased.input.dateformat.list.delimiter.regex",

@@ -100,7 +100,10 @@ def earliest_commit_to_retain(ctx: ServiceContext, timeline: Timeline) -> Instan
         return None
     if policy is CleaningPolicy.KEEP_LATEST_BY_HOURS:
         hours = ctx.configs.value(HudiCleanConfig.HOURS_RETAINED)
-        floor = format_instant_time(datetime.now(UTC) - timedelta(hours=hours))
+        try:
+            floor = format_instant_time(datetime.now(UTC) - timedelta(hours=hours))
+        except OverflowError:  # more hours than the calendar reaches back: every commit is retained
+            return None
         return next((i for i in completed if i.requested_time >= floor), None)
     retained = ctx.configs.value(HudiCleanConfig.COMMITS_RETAINED)
     if len(completed) <= retained:

@@ -53,6 +53,7 @@ from hudi_core.write.operation import WriteOperation
 from hudi_core.write.prepare import to_arrow
 
 Filters = Sequence[Sequence[Any]] | None
+_WINDOW_OPTIONS = (HudiReadConfig.BEGIN_INSTANT_TIME.key, HudiReadConfig.END_INSTANT_TIME.key)
 _READ_OPTION_KEYS = frozenset(option.key for name, option in vars(HudiReadConfig).items() if not name.startswith("_"))
 
 
@@ -112,7 +113,7 @@ class HudiTable:
 
     def file_slices(self, as_of: str | None = None) -> list[FileSlice]:
         """The latest file slice of every file group (as of `as_of`, if given)."""
-        as_of_time = normalize_instant_time(as_of) if as_of is not None else None
+        as_of_time = normalize_instant_time(as_of, "as_of") if as_of is not None else None
         return list(self._scanner(self.state()).snapshot(None, None, as_of_time).slices)
 
     # ---- reads --------------------------------------------------------------------------------
@@ -142,6 +143,7 @@ class HudiTable:
             if columns is not None or filters is not None or as_of is not None:
                 raise HudiConfigError("a CDC query returns whole change rows: columns, filters and as_of do not apply")
             configs = HudiConfigs(self._options, dict(options or {}))
+            self.cdc_window(options)  # names the option of a malformed instant
             return self.read_cdc(self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME))
         return read_plan(self._storage, self.plan(columns, filters, as_of, options))
 
@@ -225,7 +227,7 @@ class HudiTable:
     def cdc_window(self, options: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
         """The (start, end) of a CDC query given Hudi's read options."""
         configs = HudiConfigs(self._options, dict(options or {}))
-        return self._window(self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME))
+        return self._window(self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME), _WINDOW_OPTIONS)
 
     def is_cdc_query(self, options: Mapping[str, str] | None) -> bool:
         """Whether Hudi's read options ask for change data capture."""
@@ -259,15 +261,18 @@ class HudiTable:
                 raise HudiConfigError("an incremental query cannot also time travel (as.of.instant)")
             if configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC:
                 raise HudiConfigError("CDC queries are not planned slice by slice: use read() or read_cdc()")
+            start, end = self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME)
+            self._window(start, end, _WINDOW_OPTIONS)  # names the option of a malformed instant
             return self.plan_incremental(
-                self._begin_instant(configs),
-                configs.get(HudiReadConfig.END_INSTANT_TIME),
+                start,
+                end,
                 columns,
                 filters,
                 fallback_to_full_scan=configs.value(HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN),
             )
         as_of_value = as_of if as_of is not None else configs.get(HudiReadConfig.AS_OF_INSTANT)
-        as_of_time = normalize_instant_time(as_of_value) if as_of_value is not None else None
+        argument = "as_of" if as_of is not None else configs.given_key(HudiReadConfig.AS_OF_INSTANT)
+        as_of_time = normalize_instant_time(as_of_value, argument or "as_of") if as_of_value is not None else None
         read_optimized = query_type is QueryType.READ_OPTIMIZED
         return self._scanner(self.state()).snapshot(columns, filters, as_of_time, read_optimized)
 
@@ -289,9 +294,14 @@ class HudiTable:
         )
 
     @staticmethod
-    def _window(start: str, end: str | None) -> tuple[str | None, str | None]:
-        start_time = None if start.strip().lower() == "earliest" else normalize_instant_time(start)
-        return start_time, normalize_instant_time(end) if end is not None else None
+    def _window(
+        start: str, end: str | None, names: tuple[str, str] = ("start", "end")
+    ) -> tuple[str | None, str | None]:
+        """The normalized (start, end) of an incremental window; `names` name them in errors."""
+        if not isinstance(start, str):
+            raise HudiConfigError(f"{names[0]} must be an instant time or 'earliest', got {start!r}")
+        start_time = None if start.strip().lower() == "earliest" else normalize_instant_time(start, names[0])
+        return start_time, normalize_instant_time(end, names[1]) if end is not None else None
 
     def _scanner(self, state: TableState) -> TableScanner:
         use_metadata = HudiConfigs(self._options).value(HudiMetadataConfig.ENABLE)
@@ -347,9 +357,9 @@ class HudiTable:
         partitions: Sequence[str] | None = None,
     ) -> WriteResult:
         merged = {**self._write_options, **(options or {})}
-        result = WriteClient(self._storage, merged).write(
-            operation, data, partitions, checkpoint, checkpoint_identifier
-        )
+        client = WriteClient(self._storage, merged)  # validates the options
+        check_decided_options(operation, merged, self.table_config)
+        result = client.write(operation, data, partitions, checkpoint, checkpoint_identifier)
         services = run_inline_services(ServiceContext(self._storage, merged))
         return replace(result, table_services=tuple(services)) if services else result
 
@@ -432,7 +442,7 @@ class HudiTable:
 
         Returns None when no slice had log files to compact.
         """
-        time = normalize_instant_time(instant) if instant is not None else None
+        time = normalize_instant_time(instant, "instant") if instant is not None else None
         return compaction.run_compaction(self._services(options), time)
 
     def schedule_log_compaction(self, options: Mapping[str, str] | None = None) -> str | None:
@@ -442,7 +452,7 @@ class HudiTable:
 
     def log_compact(self, instant: str | None = None, options: Mapping[str, str] | None = None) -> ServiceResult | None:
         """Runs a pending log compaction (else schedules one): a slice's log blocks become one block pair."""
-        time = normalize_instant_time(instant) if instant is not None else None
+        time = normalize_instant_time(instant, "instant") if instant is not None else None
         return compaction.run_compaction(self._services(options), time, compaction.LOG_COMPACTION)
 
     def schedule_clustering(self, options: Mapping[str, str] | None = None) -> str | None:
@@ -456,7 +466,7 @@ class HudiTable:
 
     def cluster(self, instant: str | None = None, options: Mapping[str, str] | None = None) -> ServiceResult | None:
         """Runs a pending clustering (`instant`, else the earliest, else a newly scheduled one)."""
-        time = normalize_instant_time(instant) if instant is not None else None
+        time = normalize_instant_time(instant, "instant") if instant is not None else None
         return clustering.run_clustering(self._services(options), time)
 
     def clean(self, options: Mapping[str, str] | None = None) -> ServiceResult | None:
@@ -471,11 +481,13 @@ class HudiTable:
         self, instant: str, user: str = "", comment: str = "", options: Mapping[str, str] | None = None
     ) -> ServiceResult:
         """Savepoints a completed commit: its files stay until the savepoint is deleted."""
-        return savepoint.create_savepoint(self._services(options), normalize_instant_time(instant), user, comment)
+        return savepoint.create_savepoint(
+            self._services(options), normalize_instant_time(instant, "instant"), user, comment
+        )
 
     def delete_savepoint(self, instant: str, options: Mapping[str, str] | None = None) -> None:
         """Deletes the savepoint of `instant`."""
-        savepoint.delete_savepoint(self._services(options), normalize_instant_time(instant))
+        savepoint.delete_savepoint(self._services(options), normalize_instant_time(instant, "instant"))
 
     def savepoints(self) -> list[str]:
         """Instants of the table's savepoints."""
@@ -483,11 +495,11 @@ class HudiTable:
 
     def restore(self, instant: str, options: Mapping[str, str] | None = None) -> ServiceResult:
         """Returns the table to savepoint `instant`: every later write is rolled back."""
-        return savepoint.restore(self._services(options), normalize_instant_time(instant))
+        return savepoint.restore(self._services(options), normalize_instant_time(instant, "instant"))
 
     def rollback(self, instant: str) -> Instant:
         """Rolls back a failed write, or the latest completed write; returns the rollback instant."""
-        return WriteClient(self._storage, self._write_options).rollback(normalize_instant_time(instant))
+        return WriteClient(self._storage, self._write_options).rollback(normalize_instant_time(instant, "instant"))
 
     # ---- metadata table -----------------------------------------------------------------------
 
@@ -536,6 +548,29 @@ def write_hudi(
         )
 
 
+def check_decided_options(operation: WriteOperation | None, options: Mapping[str, str], config: TableConfig) -> None:
+    """Refuses options that contradict what the call decides: the operation (the method called) and
+    the table written (its name, as Hudi's Spark writer refuses another one, and its type)."""
+    configs = HudiConfigs(dict(options))
+    key = configs.given_key(HudiWriteConfig.OPERATION)
+    if operation is not None and key is not None and configs.value(HudiWriteConfig.OPERATION) is not operation:
+        raise HudiConfigError(
+            f"option {key}={options[key]} contradicts the operation called ({operation.value}): "
+            f"drop the option or call the {configs.value(HudiWriteConfig.OPERATION).value} operation"
+        )
+    name = configs.get(HudiTableConfig.NAME)
+    if name is not None and name.casefold() != config.name.casefold():
+        raise HudiConfigError(
+            f"option {HudiTableConfig.NAME.key}={name} contradicts the name of the table written ({config.name})"
+        )
+    kind = configs.get(HudiTableConfig.TYPE) if configs.contains(HudiTableConfig.TYPE) else None
+    if kind is not None and kind is not config.table_type:
+        raise HudiConfigError(
+            f"option {HudiTableConfig.TYPE.key}={kind.value} contradicts the type of the table written "
+            f"({config.table_type.value})"
+        )
+
+
 def table_exists(path: str) -> bool:
     """Whether a Hudi table (its hoodie.properties) exists at `path`."""
     return Storage(path).exists(PROPERTIES_FILE)
@@ -576,6 +611,8 @@ def table_for_write(path: str, data_schema: pa.Schema | None, options: Mapping[s
                 )
             )
     table = HudiTable(path)
+    if not created:
+        check_decided_options(None, options, table.table_config)
     try:
         yield table
     except HudiError:

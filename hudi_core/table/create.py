@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hudi_core.config import HudiConfigs, enum_parser, validate_options
+from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.properties import format_properties, parse_properties, table_checksum
 from hudi_core.config.table import (
     COMMIT_TIME_STRATEGY_ID,
@@ -30,7 +30,6 @@ from hudi_core.config.table import (
     TableType,
     infer_key_generator_type,
     infer_merge_mode,
-    parse_table_type,
     payload_merge_mode,
 )
 from hudi_core.config.write import HudiWriteConfig
@@ -145,20 +144,59 @@ def _key_generator(
     options: Mapping[str, str], record_keys: Sequence[str], partitions: Sequence[str], types: Mapping[str, str]
 ) -> KeyGeneratorType:
     configs = HudiConfigs(options)
-    given_type = configs.get(HudiWriteConfig.KEY_GENERATOR_TYPE) or options.get(HudiTableConfig.KEY_GENERATOR_TYPE.key)
-    given_class = configs.get(HudiWriteConfig.KEY_GENERATOR_CLASS) or options.get(
-        HudiTableConfig.KEY_GENERATOR_CLASS.key
-    )
+    given_type = configs.get(HudiWriteConfig.KEY_GENERATOR_TYPE) or configs.get(HudiTableConfig.KEY_GENERATOR_TYPE)
+    given_class = configs.get(HudiWriteConfig.KEY_GENERATOR_CLASS)
     if given_type:
-        return enum_parser(KeyGeneratorType)(given_type)
+        return given_type
     if given_class:
-        if given_class not in KEY_GENERATOR_CLASSES:
-            raise HudiConfigError(
-                f"key generator class {given_class} has no hudi_core implementation "
-                f"(supported: {', '.join(sorted(KEY_GENERATOR_CLASSES))})"
-            )
         return KEY_GENERATOR_CLASSES[given_class]
-    return infer_key_generator_type(list(record_keys), list(partitions), types)
+    return configs.get(HudiTableConfig.KEY_GENERATOR_CLASS) or infer_key_generator_type(
+        list(record_keys), list(partitions), types
+    )
+
+
+# The option each create() field argument sets, named in errors about it.
+_FIELD_KEYS = {
+    "record key": HudiTableConfig.RECORD_KEY_FIELDS.key,
+    "partition": HudiTableConfig.PARTITION_FIELDS.key,
+    "ordering": HudiTableConfig.PRECOMBINE_FIELD.key,
+}
+
+
+def _field_list(fields: Sequence[str] | str | None) -> list[str]:
+    """Field names given as a list, or as one comma-separated string."""
+    if isinstance(fields, str):
+        return [f.strip() for f in fields.split(",") if f.strip()]
+    return list(fields or [])
+
+
+def _check_arguments(schema: pa.Schema, table_name: str, table_type: str, options: Mapping[str, str]) -> TableType:
+    """Checks the arguments of `HudiTable.create` that options could also set; returns the table type.
+
+    An option that contradicts an argument (another `hoodie.table.name`, table type or version) is
+    an error, never silently overridden.
+    """
+    if not isinstance(schema, pa.Schema):
+        raise SchemaError(f"a table schema must be a pyarrow.Schema, got {type(schema).__name__}")
+    if not isinstance(table_name, str) or not table_name or not all(c.isalnum() or c in "_-" for c in table_name):
+        raise HudiConfigError(
+            f"invalid table name {table_name!r} ({HudiTableConfig.NAME.key}): use letters, digits, '_' and '-'"
+        )
+    if not isinstance(table_type, str):
+        raise HudiConfigError(f"{HudiTableConfig.TYPE.key} must be a string, got {type(table_type).__name__}")
+    kind = HudiTableConfig.TYPE.parse(table_type)
+    configs = HudiConfigs(options)
+    given = {
+        HudiTableConfig.NAME.key: (configs.get(HudiTableConfig.NAME), table_name),
+        HudiTableConfig.TYPE.key: (configs.get(HudiTableConfig.TYPE), kind),
+        HudiWriteConfig.TABLE_TYPE.key: (configs.get(HudiWriteConfig.TABLE_TYPE), kind),
+        HudiTableConfig.VERSION.key: (configs.get(HudiTableConfig.VERSION), TABLE_VERSION),
+    }
+    for key, (value, decided) in given.items():
+        if key in options and value != decided:
+            shown = decided.value if isinstance(decided, TableType) else decided
+            raise HudiConfigError(f"option {key}={options[key]} contradicts the table being created ({shown})")
+    return kind
 
 
 def table_definition(
@@ -172,24 +210,32 @@ def table_definition(
 ) -> TableDefinition:
     """Validates a new table's definition (see `HudiTable.create`)."""
     validate_options(options)
-    if not table_name or not all(c.isalnum() or c in "_-" for c in table_name):
-        raise HudiConfigError(f"invalid table name {table_name!r}: use letters, digits, '_' and '-'")
+    kind = _check_arguments(schema, table_name, table_type, options)
     data_schema = normalize_for_write(schema.empty_table()).schema
     columns = set(data_schema.names)
-    if isinstance(record_key_fields, str):
-        record_key_fields = [f.strip() for f in record_key_fields.split(",") if f.strip()]
+    record_key_fields, partition_fields, ordering_fields = (
+        _field_list(fields) for fields in (record_key_fields, partition_fields, ordering_fields)
+    )
     if not record_key_fields:
         raise HudiConfigError("a table needs at least one record key field")
     entries = list(partition_fields or [])
     partitions = [p.split(":", 1)[0] for p in entries]
     types = {p.split(":", 1)[0]: p.split(":", 1)[1].upper() for p in entries if ":" in p}
+    unknown_types = sorted({t for t in types.values() if t not in ("SIMPLE", "TIMESTAMP")})
+    if unknown_types:
+        raise HudiConfigError(
+            f"partition field types {unknown_types} in {HudiTableConfig.PARTITION_FIELDS.key}: use field:simple or "
+            "field:timestamp"
+        )
     ordering = list(ordering_fields or [])
     if len(ordering) > 1:
         raise HudiConfigError(f"table version 8 takes at most one ordering field, got {ordering}")
     for role, names in (("record key", record_key_fields), ("partition", partitions), ("ordering", ordering)):
         missing = [n for n in names if n not in columns]
         if missing:
-            raise SchemaError(f"{role} field(s) {missing} are not columns of the schema ({sorted(columns)})")
+            raise SchemaError(
+                f"{role} field(s) {missing} are not columns of the schema ({sorted(columns)}; {_FIELD_KEYS[role]})"
+            )
     configs = HudiConfigs(options)
     key_generator = _key_generator(options, record_key_fields, partitions, types)
     if key_generator is KeyGeneratorType.NON_PARTITION and partitions:
@@ -202,7 +248,7 @@ def table_definition(
         extra[HudiTableConfig.CDC_LOGGING_MODE.key] = mode.value
     return TableDefinition(
         name=table_name,
-        table_type=parse_table_type(table_type),
+        table_type=kind,
         create_schema=json.dumps(table_avro_schema(data_schema, table_name), separators=(",", ":")),
         record_key_fields=tuple(record_key_fields),
         partition_fields=tuple(partitions),

@@ -16,6 +16,7 @@ completed clustering `replacecommit`; their requested and inflight files keep th
 
 from __future__ import annotations
 
+import calendar
 import enum
 import re
 from dataclasses import dataclass
@@ -139,48 +140,48 @@ def instant_file_name(
 
 # ---- instant-time strings -------------------------------------------------------------------
 
-_FORMATS = (
-    (re.compile(r"^\d{17}$"), None),
-    (re.compile(r"^\d{14}$"), None),
-    (re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$"), "%Y-%m-%d %H:%M:%S.%f"),
-    (re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$"), "%Y-%m-%d %H:%M:%S"),
-    (re.compile(r"^\d{4}-\d{2}-\d{2}$"), "%Y-%m-%d"),
-)
+# 17 or 14 digits, or 'yyyy-MM-dd[ HH:mm:ss[.SSS]]': year, month, day, hour, minute, second, millis.
+_DIGITS_RE = re.compile(r"^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{3})?$")
+_DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2})(?:\.(\d{3}))?)?$")
+_FORMS = "expected yyyyMMddHHmmssSSS, yyyyMMddHHmmss, 'yyyy-MM-dd HH:mm:ss[.SSS]' or 'yyyy-MM-dd'"
 
 
-def normalize_instant_time(value: str) -> str:
+def normalize_instant_time(value: str, argument: str = "instant") -> str:
     """Turns a user-given instant into a 17-digit instant time (UTC).
 
     Accepts `yyyyMMddHHmmssSSS`, `yyyyMMddHHmmss` (the start of that second),
-    `yyyy-MM-dd HH:mm:ss[.SSS]` and `yyyy-MM-dd`, as Hudi's `as.of.instant` does.
+    `yyyy-MM-dd HH:mm:ss[.SSS]` and `yyyy-MM-dd`, as Hudi's `as.of.instant` does; all zeros is the
+    start of the timeline.
+
+    Raises:
+        TimelineError: naming `argument` (the parameter or option that was given) and the value,
+            for anything else, including digits that are no calendar date and time.
     """
+    if not isinstance(value, str):
+        raise TimelineError(f"invalid instant time {value!r} for {argument}: expected a string; {_FORMS}")
     text = value.strip()
-    for pattern, fmt in _FORMATS:
-        if not pattern.match(text):
-            continue
-        if fmt is None:
-            if int(text) != 0:
-                _validate_digits(text, value)
-            return text.ljust(17, "0")
-        moment = datetime.strptime(text, fmt)
-        return format_instant_time(moment.replace(tzinfo=UTC))
-    raise TimelineError(
-        f"invalid instant time {value!r}: expected yyyyMMddHHmmssSSS, yyyyMMddHHmmss, "
-        "'yyyy-MM-dd HH:mm:ss[.SSS]' or 'yyyy-MM-dd'"
-    )
-
-
-def _validate_digits(text: str, original: str) -> None:
-    try:
-        datetime.strptime(text[:14], "%Y%m%d%H%M%S")
-    except ValueError as e:
-        raise TimelineError(f"invalid instant time {original!r}: {e}") from e
+    match = _DIGITS_RE.match(text) or _DATE_RE.match(text)
+    if match is None:
+        raise TimelineError(f"invalid instant time {value!r} for {argument}: {_FORMS}")
+    if text.isdigit() and int(text) == 0:
+        return "0" * 17
+    year, month, day, hour, minute, second, millis = (int(part or 0) for part in match.groups())
+    days = calendar.monthrange(year, month)[1] if year >= 1 and 1 <= month <= 12 else 31
+    fields = [("year", year, 1, 9999), ("month", month, 1, 12), ("day", day, 1, days)]
+    fields += [("hour", hour, 0, 23), ("minute", minute, 0, 59), ("second", second, 0, 59)]
+    for name, number, low, high in fields:
+        if not low <= number <= high:
+            raise TimelineError(
+                f"invalid instant time {value!r} for {argument}: {name} {number} is not in {low}..{high} ({_FORMS})"
+            )
+    return f"{year:04d}{month:02d}{day:02d}{hour:02d}{minute:02d}{second:02d}{millis:03d}"
 
 
 def format_instant_time(moment: datetime) -> str:
     """A UTC datetime as a 17-digit instant time."""
     utc = moment.astimezone(UTC)
-    return utc.strftime("%Y%m%d%H%M%S") + f"{utc.microsecond // 1000:03d}"
+    # The year is padded by hand: strftime's %Y gives 884, not 0884, on glibc.
+    return f"{utc.year:04d}" + utc.strftime("%m%d%H%M%S") + f"{utc.microsecond // 1000:03d}"
 
 
 def parse_instant_time(instant_time: str) -> datetime:

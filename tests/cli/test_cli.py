@@ -241,8 +241,19 @@ def outputs(mor: Built, broken: tuple[Path, FileSlice], tmp_path_factory: pytest
         "error unknown hudi option": cli("read", path, "-o", "hoodie.no.such.option=1"),
         "error unknown cli option": cli("read", path, "--no-such-flag"),
         "error bad filter": cli("read", path, "--filter", "fare >"),
-        "error filter value of the wrong type": cli("--json", "read", path, "--filter", "fare > cheap"),
+        "error unbalanced filter": cli("read", path, "--filter", "city in (sf, nyc"),
+        "error unbalanced quote": cli("read", path, "--filter", "city = 'sf"),
         "error unknown instant": cli("rollback", path, "20000101000000000"),
+        "error malformed incremental start": cli("read", path, "--incremental", "99999999999999999"),
+        "error malformed as-of": cli("read", path, "--as-of", "2025-13-45"),
+        "error malformed instant argument": cli("rollback", path, "2025-13-45"),
+        "error option out of range": cli("clean", path, "-o", "hoodie.clean.commits.retained=-3"),
+        "error contradicting options": cli("clean", path, "-o", "hoodie.keep.min.commits=40"),
+        # Under --json, errors are JSON objects on stderr, wherever --json stands.
+        "json error filter value of the wrong type": cli("--json", "read", path, "--filter", "fare > cheap"),
+        "json error missing table": cli("--json", "info", missing),
+        "json error unknown cli option": cli("read", path, "--json", "--no-such-flag"),
+        "json error malformed instant": cli("read", path, "--incremental", "2025-13-45", "--json"),
         "debug": cli("--debug", "info", missing),
     }
     return run_all(commands)
@@ -371,12 +382,49 @@ def test_errors_are_one_line_with_exit_code_2(outputs: dict[str, Run]) -> None:
     assert "unknown option hoodie.no.such.option; did you mean" in messages["unknown hudi option"]
     assert "No such option '--no-such-flag'" in messages["unknown cli option"]
     assert "cannot parse filter 'fare >'" in messages["bad filter"]
-    assert "'cheap' does not fit column 'fare'" in messages["filter value of the wrong type"]
+    assert "cannot parse filter 'city in (sf, nyc': unbalanced parentheses" in messages["unbalanced filter"]
+    assert 'cannot parse filter "city = \'sf": unbalanced quote' in messages["unbalanced quote"]
     assert "no instant 20000101000000000" in messages["unknown instant"]
+    assert messages["malformed incremental start"] == (
+        "error: invalid instant time '99999999999999999' for --incremental: month 99 is not in 1..12 "
+        "(expected yyyyMMddHHmmssSSS, yyyyMMddHHmmss, 'yyyy-MM-dd HH:mm:ss[.SSS]' or 'yyyy-MM-dd')"
+    )
+    assert "invalid instant time '2025-13-45' for --as-of: month 13 is not in 1..12" in messages["malformed as-of"]
+    assert "'2025-13-45' for INSTANT: month 13" in messages["malformed instant argument"]
+    assert messages["option out of range"] == (
+        "error: invalid value '-3' for option hoodie.clean.commits.retained: expected an integer >= 1"
+    )
+    assert (
+        "hoodie.keep.max.commits=30 must be greater than hoodie.keep.min.commits=40"
+        in messages["contradicting options"]
+    )
+    assert not any("internal error" in message for message in messages.values())
     # --debug adds the traceback; the last line is the same error.
     debug = outputs["debug"]
     assert debug.code == 2 and debug.stderr.startswith("Traceback") and "TableNotFoundError" in debug.stderr
     assert debug.stderr.splitlines()[-1] == messages["missing table"]
+
+
+def test_errors_under_json_are_json_objects_on_stderr(outputs: dict[str, Run]) -> None:
+    errors = {name.removeprefix("json error "): r for name, r in outputs.items() if name.startswith("json error ")}
+    found = {}
+    for name, result in errors.items():
+        assert (result.code, result.stdout) == (2, ""), name
+        assert len(result.stderr.splitlines()) == 1, (name, result.stderr)
+        report = json.loads(result.stderr)
+        assert list(report) == ["error"] and list(report["error"]) == ["type", "message"], report
+        found[name] = (report["error"]["type"], report["error"]["message"])
+    assert found["filter value of the wrong type"][0] == "FilterError"
+    assert "'cheap' does not fit column 'fare'" in found["filter value of the wrong type"][1]
+    assert found["missing table"][0] == "TableNotFoundError"
+    assert found["missing table"][1].endswith("nowhere: the path does not exist")
+    assert found["unknown cli option"][0] == "UsageError"
+    assert "No such option '--no-such-flag'" in found["unknown cli option"][1]
+    assert found["malformed instant"] == (
+        "TimelineError",
+        "invalid instant time '2025-13-45' for --incremental: month 13 is not in 1..12 "
+        "(expected yyyyMMddHHmmssSSS, yyyyMMddHHmmss, 'yyyy-MM-dd HH:mm:ss[.SSS]' or 'yyyy-MM-dd')",
+    )
 
 
 # ---- table services (two sequences, side by side) -------------------------------------------------
