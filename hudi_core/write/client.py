@@ -133,6 +133,9 @@ class WriteResult:
         write_stats: the write stats recorded in the commit metadata.
         replaced_file_groups: file groups replaced (insert_overwrite*, delete_partition).
         table_services: the services that ran inline after the commit (compaction, clean, ...).
+        service_warnings: one message per inline service that failed after the commit. The write
+            stands; the failed service's pending plan, if any, is finished or rolled back by its
+            next run.
     """
 
     instant_time: str
@@ -142,6 +145,7 @@ class WriteResult:
     write_stats: tuple[WriteStat, ...] = ()
     replaced_file_groups: dict[str, list[str]] = field(default_factory=dict)
     table_services: tuple[ServiceResult, ...] = ()
+    service_warnings: tuple[str, ...] = ()
 
     @property
     def inserts(self) -> int:
