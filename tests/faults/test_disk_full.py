@@ -75,7 +75,7 @@ def _instant_of(path: str) -> str:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A table built by `seed` writes, and the operation swept (an upsert of `batch`)."""
+    """A table (an insert and `seeds` upserts), and the operation swept: an upsert of `batch()`."""
 
     name: str
     table_type: str
