@@ -19,6 +19,7 @@ TABLE_TYPE_KEY = "table_type"
 HUDI_OPTIONS_KEY = "hudi_options"
 COLUMNS_KEY = "columns"
 COMMIT_INSTANT_KEY = "hudi/commit_instant"
+SERVICE_WARNINGS_KEY = "hudi/service_warnings"
 
 
 def column_schema(schema: pa.Schema) -> dg.TableSchema:
@@ -33,7 +34,8 @@ def column_schema(schema: pa.Schema) -> dg.TableSchema:
 
 
 def write_metadata(table_uri: str, table_name: str, result: WriteResult, row_count: int | None) -> dict[str, Any]:
-    """What a write did: the commit, record counts, files, schema and size of the table."""
+    """What a write did: the commit, record counts, files, schema and size of the table, and the
+    warnings of inline services that failed after the commit."""
     table = HudiTable(table_uri)
     metadata: dict[str, Any] = {
         "dagster/uri": dg.MetadataValue.path(table_uri),
@@ -52,6 +54,8 @@ def write_metadata(table_uri: str, table_name: str, result: WriteResult, row_cou
         metadata["dagster/row_count"] = row_count
     if result.table_services:
         metadata["hudi/inline_services"] = ", ".join(s.action for s in result.table_services)
+    if result.service_warnings:  # the write committed; an inline service after it failed
+        metadata[SERVICE_WARNINGS_KEY] = "\n".join(result.service_warnings)
     return metadata
 
 

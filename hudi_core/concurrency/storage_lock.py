@@ -69,7 +69,7 @@ class TableLock:
     def acquire(self) -> None:
         for _ in range(3):
             if self._storage.create_exclusive(LOCK_FILE, self._content()):
-                self._refresher.start()
+                self._keep_fresh()
                 return
             holder, tag = self._read_tagged()
             if holder is None:
@@ -80,9 +80,17 @@ class TableLock:
                     f"({holder.get('holder', {})}); retry after it finishes"
                 )
             if self._take_over(holder, tag):
-                self._refresher.start()
+                self._keep_fresh()
                 return
         raise ConcurrentWriteError(f"could not acquire the lock of {self._storage.base_uri}")
+
+    def _keep_fresh(self) -> None:
+        """Starts refreshing the lock just taken; one that cannot be refreshed (a full disk) is given back."""
+        try:
+            self._refresher.start()
+        except BaseException:
+            self.release()
+            raise
 
     def _take_over(self, expired: dict[str, Any], tag: str) -> bool:
         """Removes (locally) or replaces (object stores: True, the lock is ours) an expired lock."""

@@ -10,7 +10,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
 import pyarrow as pa
@@ -50,6 +50,9 @@ def ordered_map(func: Callable[[T], R], items: Iterable[T], parallelism: int | N
     """`map(func, items)` on threads, yielding in input order with a bounded number in flight.
 
     Runs inline for a single item and inside pool threads (nested maps would wait on their own pool).
+    When a task fails, no further task starts and the running ones are waited for before its error
+    is raised (the errors of others are added as notes): a caller cleaning up after the failure (a
+    write's rollback) never races a task still writing. An abandoned map stops the same way.
     """
     workers = parallelism or default_parallelism()
     pending = list(items)
@@ -62,12 +65,34 @@ def ordered_map(func: Callable[[T], R], items: Iterable[T], parallelism: int | N
         for item in pending:
             in_flight.append(pool.submit(func, item))
             if len(in_flight) >= 2 * workers:
-                yield in_flight.popleft().result()
+                yield _next_result(in_flight)
         while in_flight:
-            yield in_flight.popleft().result()
-    finally:
-        for future in in_flight:  # an abandoned or failed map leaves no work running
-            future.cancel()
+            yield _next_result(in_flight)
+    except BaseException as error:
+        for other in _stop(in_flight):
+            error.add_note(f"another task failed too: {type(other).__name__}: {other}")
+        raise
+
+
+def _next_result(in_flight: deque[Future[R]]) -> R:
+    """The oldest task's result once it is done; raises as soon as any task in flight failed."""
+    head = in_flight[0]
+    while not head.done():
+        wait([f for f in in_flight if not f.done()], return_when=FIRST_COMPLETED)
+        failed = next((f for f in in_flight if f.done() and not f.cancelled() and f.exception()), None)
+        if failed is not None:
+            in_flight.remove(failed)
+            failed.result()  # raises its error
+    in_flight.popleft()
+    return head.result()
+
+
+def _stop(in_flight: deque[Future[R]]) -> list[BaseException]:
+    """Cancels the tasks not started, waits for the running ones; returns their errors."""
+    for future in in_flight:
+        future.cancel()
+    wait(in_flight)
+    return [e for f in in_flight if not f.cancelled() and (e := f.exception()) is not None]
 
 
 def iter_plan(storage: Storage, plan: ScanPlan, parallelism: int | None = None) -> Iterator[pa.Table]:

@@ -6,7 +6,9 @@ the rolled-back instant are found from its markers (written before every data fi
 commit metadata when it completed, and by name (base and v8 log files carry the instant). The
 order keeps readers safe at every step: a completed target is first made pending (its completed
 file removed) so no reader trusts its files, then files are deleted, the rollback completes, and
-the target's remaining instant files are removed. Re-running an interrupted rollback is harmless.
+the target's remaining instant files are removed. An uncommitted target's files, which no reader
+trusts, are deleted before the rollback's own instant files are written, so that a rollback after a
+full disk finds the room its failed write took. Re-running an interrupted rollback is harmless.
 """
 
 from __future__ import annotations
@@ -66,6 +68,10 @@ def rollback_instant(
         keep_plan = _keeps_plan(target, pending_action)
     started = time.monotonic()
     files = files_written_by(storage, timeline, target)
+    if not target.is_completed:
+        # No reader trusts an uncommitted instant's files: they go first, so that on a full disk the
+        # space they took makes room for the rollback's own instant files (markers keep the record).
+        _delete_files(storage, files)
     rollback_time = new_instant_time(after=latest_time_on(timeline))
     plan = {
         "instantToRollback": {"commitTime": target.requested_time, "action": pending_action.value},
@@ -103,11 +109,8 @@ def _execute(
     if target.is_completed:
         storage.delete(posixpath.join(writer.timeline_dir, target.file_name(writer.layout_version)))
     inflight = writer.to_inflight(rollback) if rollback.state is State.REQUESTED else rollback
-    deleted: dict[str, list[str]] = {}
-    for partition, paths in files.items():
-        for path in paths:
-            storage.delete(path)
-        deleted[partition] = [storage.full_path(p) for p in paths]
+    _delete_files(storage, files)
+    deleted = {partition: [storage.full_path(p) for p in paths] for partition, paths in files.items()}
     crash.crash_point("rollback.after_delete")
     metadata = {
         "startRollbackTime": rollback.requested_time,
@@ -135,6 +138,12 @@ def _execute(
     Markers(storage, target.requested_time).delete_all()
     storage.delete(heartbeat_path(target.requested_time))
     return completed
+
+
+def _delete_files(storage: Storage, files: dict[str, list[str]]) -> None:
+    for paths in files.values():
+        for path in paths:
+            storage.delete(path)
 
 
 def resume_pending_rollbacks(storage: Storage, timeline: Timeline, writer: TimelineWriter) -> None:

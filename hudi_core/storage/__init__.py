@@ -168,14 +168,19 @@ class Storage:
             raise HudiStorageError(f"cannot create directory {self.full_path(relative)}: {e}") from e
 
     def open_output(self, relative: str) -> pa.NativeFile:
-        """A new output stream at `relative` (parents created), replacing any existing file."""
+        """A new output stream at `relative` (parents created), replacing any existing file.
+
+        A write, flush or close that fails (a full disk) raises HudiStorageError naming the file,
+        and the partial file is removed: a failed write leaves nothing behind.
+        """
         parent = posixpath.dirname(relative)
         if parent:
             self.makedirs(parent)
         try:
-            return self.fs.open_output_stream(self.full_path(relative))
+            stream = self.fs.open_output_stream(self.full_path(relative))
         except (OSError, pa.ArrowException) as e:
             raise HudiStorageError(f"cannot write {self.full_path(relative)}: {e}") from e
+        return pa.PythonFile(_GuardedOutput(stream, self, relative), mode="w")
 
     def write_bytes(self, relative: str, data: bytes) -> None:
         """Writes a whole file (not atomically: for files no reader trusts before publication)."""
@@ -189,7 +194,11 @@ class Storage:
             return
         temporary = f"{relative}.{uuid.uuid4().hex}.tmp"
         self.write_bytes(temporary, data)
-        self.rename(temporary, relative)
+        try:
+            self.rename(temporary, relative)
+        except HudiStorageError:
+            _discard(self, temporary)
+            raise
 
     def create_exclusive(self, relative: str, data: bytes) -> bool:
         """Creates `relative` holding `data` unless it exists; returns whether this call created it.
@@ -318,10 +327,75 @@ class Storage:
         return int(info.mtime_ns // 1_000_000)
 
     def size(self, relative: str) -> int:
-        info = self.fs.get_file_info(self.full_path(relative))
+        try:
+            info = self.fs.get_file_info(self.full_path(relative))
+        except (OSError, pa.ArrowException) as e:
+            raise HudiStorageError(f"cannot stat {self.full_path(relative)}: {e}") from e
         if info.type == pafs.FileType.NotFound:
             raise HudiStorageError(f"file not found: {self.full_path(relative)}")
         return int(info.size or 0)
+
+
+class _GuardedOutput:
+    """An output stream (wrapped by `pa.PythonFile`) whose failures raise HudiStorageError naming
+    the file, after closing it and removing the partial file; later calls repeat the first error."""
+
+    def __init__(self, stream: pa.NativeFile, storage: Storage, relative: str) -> None:
+        self._stream = stream
+        self._storage = storage
+        self._relative = relative
+        self._error: HudiStorageError | None = None
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        # Open until closed by the caller, even after a failure: pyarrow would otherwise replace
+        # the error of a later write (a Parquet footer) with a vaguer "operation on closed file".
+        return self._closed
+
+    def _fail(self, error: Exception) -> HudiStorageError:
+        if self._error is None:
+            self._error = HudiStorageError(f"cannot write {self._storage.full_path(self._relative)}: {error}")
+            with contextlib.suppress(OSError, pa.ArrowException):
+                self._stream.close()
+            _discard(self._storage, self._relative)
+        return self._error
+
+    def write(self, data: Any) -> int:
+        if self._error is not None:
+            raise self._error
+        try:
+            return int(self._stream.write(data))
+        except (OSError, pa.ArrowException) as e:
+            raise self._fail(e) from e
+
+    def flush(self) -> None:
+        if self._error is not None:
+            raise self._error
+        try:
+            self._stream.flush()
+        except (OSError, pa.ArrowException) as e:
+            raise self._fail(e) from e
+
+    def tell(self) -> int:
+        return int(self._stream.tell())
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._error is not None:
+            return  # closed and removed when it failed
+        try:
+            self._stream.close()  # flushes what is buffered: a full disk may surface only here
+        except (OSError, pa.ArrowException) as e:
+            raise self._fail(e) from e
+
+
+def _discard(storage: Storage, relative: str) -> None:
+    """Removes what a failed write left; the write's own error is the one worth reporting."""
+    with contextlib.suppress(HudiStorageError):
+        storage.delete(relative)
 
 
 def _error_code(error: Exception) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -37,7 +36,7 @@ from hudi_core.metadata.validate import MetadataValidation, validate_metadata
 from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.services import archival, clean, clustering, compaction, savepoint
 from hudi_core.services.base import ServiceContext, ServiceResult
-from hudi_core.services.inline import run_inline_services
+from hudi_core.services.inline import with_inline_services
 from hudi_core.storage import Storage
 from hudi_core.table.cdc import CdcReader
 from hudi_core.table.checkpoint import latest_checkpoint
@@ -360,8 +359,7 @@ class HudiTable:
         client = WriteClient(self._storage, merged)  # validates the options
         check_decided_options(operation, merged, self.table_config)
         result = client.write(operation, data, partitions, checkpoint, checkpoint_identifier)
-        services = run_inline_services(ServiceContext(self._storage, merged))
-        return replace(result, table_services=tuple(services)) if services else result
+        return with_inline_services(result, ServiceContext(self._storage, merged))
 
     def upsert(
         self,

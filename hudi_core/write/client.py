@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import json
+import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,6 +102,8 @@ from hudi_core.write.prepare import KEY, PARTITION, PreparedBatch, check_insert_
 
 FileGroupEngine = Callable[[WriteContext, Sequence[FileGroupWrite]], list[WriteStat]]
 
+logger = logging.getLogger(__name__)
+
 
 def arrow_engine(context: WriteContext, tasks: Sequence[FileGroupWrite]) -> list[WriteStat]:
     """Writes file groups on the in-process thread pool."""
@@ -130,6 +133,9 @@ class WriteResult:
         write_stats: the write stats recorded in the commit metadata.
         replaced_file_groups: file groups replaced (insert_overwrite*, delete_partition).
         table_services: the services that ran inline after the commit (compaction, clean, ...).
+        service_warnings: one message per inline service that failed after the commit. The write
+            stands; the failed service's pending plan, if any, is finished or rolled back by its
+            next run.
     """
 
     instant_time: str
@@ -139,6 +145,7 @@ class WriteResult:
     write_stats: tuple[WriteStat, ...] = ()
     replaced_file_groups: dict[str, list[str]] = field(default_factory=dict)
     table_services: tuple[ServiceResult, ...] = ()
+    service_warnings: tuple[str, ...] = ()
 
     @property
     def inserts(self) -> int:
@@ -450,7 +457,11 @@ class WriteClient:
         instant_time = new_instant_time(after=latest_time_on(state.timeline))
         action = operation.action(config.table_type)
         touch_heartbeat(self._storage, instant_time)
-        return writer.request(instant_time, action, self._requested_content(action))
+        try:
+            return writer.request(instant_time, action, self._requested_content(action))
+        except BaseException:
+            self._storage.delete(heartbeat_path(instant_time))
+            raise
 
     def _write_requested(
         self,
@@ -461,10 +472,12 @@ class WriteClient:
         snapshot: WriteSnapshot | None,
     ) -> WriteResult:
         heartbeat_ms = finish.configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
-        with InstantHeartbeat(self._storage, requested.requested_time, heartbeat_ms):
+        with contextlib.ExitStack() as heartbeat:
             try:
+                heartbeat.enter_context(InstantHeartbeat(self._storage, requested.requested_time, heartbeat_ms))
                 return self._execute(plan, requested, writer, finish, snapshot)
             except BaseException:
+                # Rolled back while the heartbeat still shows the instant live (no one else takes it).
                 self._abort(requested, requested.action, finish.configs)
                 raise
 
@@ -534,7 +547,11 @@ class WriteClient:
         return b""
 
     def _abort(self, instant: Instant, action: Action, configs: HudiConfigs) -> None:
-        """Rolls back a failed write of this process; if that fails too, the next writer will."""
+        """Rolls back a failed write of this process; if that fails too, the next writer will.
+
+        An instant that completed is never rolled back here: whatever failed after the commit, the
+        committed data stays.
+        """
         try:
             # Single writer: the lock is still held. Optimistic: the rollback instant needs it.
             lock = (
@@ -545,10 +562,12 @@ class WriteClient:
             with lock:
                 state = load_table_state(self._storage)
                 current = state.timeline.find(instant.requested_time) or instant
+                if current.is_completed:
+                    return
                 writer = data_timeline_writer(self._storage, state.timeline, configs)
                 rollback_instant(self._storage, state.timeline, writer, current, action)
-        except HudiError:
-            return
+        except Exception as e:
+            logger.warning("rollback of failed write %s failed; the next writer rolls it back: %s", instant, e)
 
     # ---- planning ---------------------------------------------------------------------------
 
@@ -706,7 +725,10 @@ class WriteClient:
         metadata_class = REPLACE_COMMIT_METADATA if replaced is not None else COMMIT_METADATA
         completed = writer.complete(inflight, encode_avro_container(metadata_class, record), after=after)
         crash.crash_point("write.after_complete")
-        Markers(self._storage, instant_time).delete_all()
+        try:
+            Markers(self._storage, instant_time).delete_all()
+        except HudiError as e:  # committed: the next writer removes a completed instant's markers
+            logger.warning("write %s committed; its markers stay until the next write: %s", instant_time, e)
         return WriteResult(
             instant_time,
             completed.completion_time,

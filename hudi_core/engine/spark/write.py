@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -45,7 +44,7 @@ from hudi_core.index.bucket import bucket_file_id, bucket_ids, existing_buckets
 from hudi_core.index.tagger import IndexSpec, Tags, stored_keys
 from hudi_core.merge.dedup import last_per_key
 from hudi_core.services.base import ServiceContext
-from hudi_core.services.inline import run_inline_services
+from hudi_core.services.inline import with_inline_services
 from hudi_core.services.pending import PendingServices, pending_services
 from hudi_core.storage import Storage
 from hudi_core.table import table_for_write
@@ -109,8 +108,7 @@ def write(
             result = _translated(lambda: client.run(operation, job.plan, checkpoint, checkpoint_identifier))
         finally:
             job.release()
-    services = run_inline_services(ServiceContext(table.storage, opts))
-    return replace(result, table_services=tuple(services)) if services else result
+    return with_inline_services(result, ServiceContext(table.storage, opts))
 
 
 def _translated(action: Callable[[], WriteResult]) -> WriteResult:

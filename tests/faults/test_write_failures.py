@@ -1,0 +1,98 @@
+"""A write's failure paths: a failure before its files are written leaves no instant, heartbeat or
+lock; a lock that cannot be kept is given back; and whatever fails after the commit never undoes
+the committed write (nor fails it).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hudi_core import HudiStorageError, HudiTable, WriteOperation
+from hudi_core.concurrency.storage_lock import LOCK_FILE, TableLock
+from hudi_core.storage import Storage
+from hudi_core.write.client import WriteClient
+from hudi_core.write.heartbeat import HEARTBEAT_DIR
+from hudi_core.write.markers import TEMP_DIR, Markers
+from tests.faults.faulty_storage import inject
+from tests.faults.tables import SCHEMA, rows, values
+from tests.invariants import assert_healthy
+
+ENOSPC_TEXT = "No space left on device"
+OPTIONS = {"hoodie.parquet.small.file.limit": "0"}
+
+
+def test_a_lock_whose_first_refresh_fails_is_given_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    inject(monkeypatch, fail_at=1, matching="table_lock.json.")  # the refresh right after creation
+    lock = TableLock(Storage(str(tmp_path)), validity_ms=60_000, purpose="write")
+    with pytest.raises(HudiStorageError, match=ENOSPC_TEXT):
+        lock.acquire()
+    assert not (tmp_path / LOCK_FILE).exists(), "the lock stayed held by a process that gave up"
+    with TableLock(Storage(str(tmp_path)), validity_ms=60_000, purpose="next"):
+        pass
+
+
+def _table(base: Path, options: dict[str, str] | None = None) -> HudiTable:
+    table = HudiTable.create(str(base), SCHEMA, "fail", ["id"], ["p"], None, "COPY_ON_WRITE", options or OPTIONS)
+    table.insert(rows(range(4), 0), options or OPTIONS)
+    return table
+
+
+@pytest.mark.parametrize(
+    ("matching", "fail_at"),
+    [("/.hoodie/timeline/", 1), ("/.hoodie/.heartbeat/", 3)],
+    ids=["requesting-the-instant", "starting-the-heartbeat"],
+)
+def test_a_write_failing_before_its_files_leaves_no_instant_heartbeat_or_lock(
+    matching: str, fail_at: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = tmp_path / "t"
+    _table(base)
+    with monkeypatch.context() as patch:
+        # The instant's requested file; or the heartbeat's third write, its refresher's first beat.
+        inject(patch, fail_at=fail_at, matching=matching)
+        with pytest.raises(HudiStorageError, match=ENOSPC_TEXT):
+            HudiTable(str(base)).upsert(rows([1], 1), OPTIONS)
+    assert not HudiTable(str(base)).timeline.pending()
+    assert os.listdir(base / HEARTBEAT_DIR) == []
+    assert not (base / LOCK_FILE).exists()
+    HudiTable(str(base)).upsert(rows([2], 2), OPTIONS)
+    assert values(base) == {"k0": 0, "k1": 0, "k2": 2, "k3": 0}
+    assert_healthy(base)
+
+
+def test_abort_after_the_commit_never_rolls_the_commit_back(tmp_path: Path) -> None:
+    """A Spark datasource write whose commit step raised after completing is aborted by Spark."""
+    table = _table(tmp_path / "t")
+    client = WriteClient(table.storage, OPTIONS)
+    inflight = client.start(WriteOperation.INSERT)
+    client.finish(WriteOperation.INSERT, inflight, [], SCHEMA)
+    client.abort(inflight, WriteOperation.INSERT)
+    completed = [i.requested_time for i in HudiTable(str(tmp_path / "t")).timeline.completed_data_instants()]
+    assert inflight.requested_time in completed
+    assert values(tmp_path / "t") == {f"k{i}": 0 for i in range(4)}
+
+
+def test_a_cleanup_failing_after_the_commit_neither_fails_nor_undoes_the_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = tmp_path / "t"
+    _table(base)
+    delete_all = Markers.delete_all
+
+    def failing_delete_all(markers: Markers) -> None:
+        if (base / markers.directory).exists():
+            raise HudiStorageError(f"cannot delete {base / markers.directory}: [Errno 5] Input/output error")
+        delete_all(markers)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Markers, "delete_all", failing_delete_all)
+        result = HudiTable(str(base)).upsert(rows([1, 9], 1), OPTIONS)
+    assert result.instant_time in [i.requested_time for i in HudiTable(str(base)).timeline.completed()]
+    assert values(base) == {"k0": 0, "k1": 1, "k2": 0, "k3": 0, "k9": 1}
+
+    HudiTable(str(base)).upsert(rows([2], 2), OPTIONS)  # the next writer removes the markers left
+    assert not (base / TEMP_DIR).exists() or os.listdir(base / TEMP_DIR) == []
+    assert_healthy(base)
