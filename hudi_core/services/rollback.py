@@ -67,6 +67,8 @@ def rollback_instant(
     if keep_plan is None:
         keep_plan = _keeps_plan(target, pending_action)
     started = time.monotonic()
+    if not target.is_completed:
+        Markers(storage, target.requested_time).fence()  # before the markers are listed
     files = files_written_by(storage, timeline, target)
     if not target.is_completed:
         # No reader trusts an uncommitted instant's files: they go first, so that on a full disk the

@@ -72,6 +72,10 @@ class TimelineWriter:
     def _path(self, name: str) -> str:
         return posixpath.join(self.timeline_dir, name)
 
+    def file_of(self, instant: Instant) -> str:
+        """The path (relative to the base path) of the file `instant` is in its state."""
+        return self._path(instant.file_name(self.layout_version))
+
     def _publish(self, name: str, content: bytes) -> None:
         if not self._storage.create_exclusive(self._path(name), content):
             raise ConcurrentWriteError(

@@ -27,7 +27,7 @@ import fnmatch
 import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pyarrow as pa
@@ -694,7 +694,10 @@ class WriteClient:
         workload = self._workload(finish.operation, plan)
         inflight = writer.to_inflight(requested, encode_avro_container(metadata_class, workload))
         crash.crash_point("write.after_inflight")
-        context = write_context(self._storage, requested.requested_time, schema, avro_schema, config, finish.configs)
+        context = replace(
+            write_context(self._storage, requested.requested_time, schema, avro_schema, config, finish.configs),
+            inflight_file=writer.file_of(inflight),
+        )
         stats = plan.execute(context)
         crash.crash_point("write.after_files")
         with self._commit_section(finish, requested.requested_time, stats, plan.replaced, snapshot) as after:

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from hudi_core.config.table import CdcLoggingMode, RecordMergeMode
 from hudi_core.config.write import LogBlockFormat
+from hudi_core.errors import CommitError
 from hudi_core.file_group.base_file.parquet import read_parquet
 from hudi_core.file_group.base_file.parquet_writer import write_base_file
 from hudi_core.file_group.log_file.cdc import DELETE, INSERT, UPDATE, ChangeRecords, cdc_block
@@ -71,6 +72,7 @@ class WriteContext:
     log_block_format: LogBlockFormat = LogBlockFormat.AVRO
     cdc_mode: CdcLoggingMode | None = None  # set when file-group rewrites must log their changes
     crash_prefix: str = "write"  # names the crash points of the action writing (write, compaction, ...)
+    inflight_file: str | None = None  # the instant's inflight file: gone once the instant was rolled back
 
     @property
     def full_schema(self) -> pa.Schema:
@@ -118,13 +120,29 @@ class FileGroupWrite:
 
 
 def write_file_group(context: WriteContext, task: FileGroupWrite) -> WriteStat:
-    """Writes one file group; returns what it wrote."""
+    """Writes one file group; returns what it wrote.
+
+    Raises:
+        CommitError: the instant was rolled back while this task wrote (its write had failed
+            elsewhere); the files this task wrote are deleted first.
+    """
     storage = Storage(context.base_uri)
     if task.io_type is IOType.CREATE:
-        return _create(storage, context, task)
-    if task.io_type is IOType.MERGE:
-        return _merge(storage, context, task)
-    return _append(storage, context, task)
+        stat = _create(storage, context, task)
+    elif task.io_type is IOType.MERGE:
+        stat = _merge(storage, context, task)
+    else:
+        stat = _append(storage, context, task)
+    if Markers(storage, context.instant_time).rolled_back_under(stat.path, task.io_type) or (
+        context.inflight_file is not None and not storage.exists(context.inflight_file)
+    ):
+        for path in (stat.path, *(stat.cdc_stats or {})):
+            storage.delete(path)
+        raise CommitError(
+            f"instant {context.instant_time} was rolled back while file group {task.file_id} was written; "
+            f"this task removed its file {stat.path}"
+        )
+    return stat
 
 
 def _meta_rows(context: WriteContext, task: FileGroupWrite, rows: pa.Table, file_name: str) -> pa.Table:

@@ -2,6 +2,13 @@
 
 A marker is created before each data file is written, so a rollback finds every file a failed
 write may have left, even half-written ones, and so can a Java rollback of our failed writes.
+
+A rollback of an uncommitted instant first puts a fence in the instant's marker directory. A task
+that finished a file checks, after closing it, that the fence is absent and its marker still there:
+otherwise the rollback may have listed the markers before this task made its own, and the task
+deletes its file itself. A task whose check came before the fence made its marker before the
+rollback listed them, so the rollback deletes its file. Either way a task still running when its
+write failed (a Spark task the job no longer waits for) leaves no orphan.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from hudi_core.storage import Storage
 
 TEMP_DIR = ".hoodie/.temp"
 MARKER_EXTENSION = ".marker"
+ROLLBACK_FENCE = "ROLLBACK_STARTED"  # no marker extension: marker readers (ours, Hudi's) skip it
 
 
 class IOType(enum.Enum):
@@ -28,11 +36,21 @@ class Markers:
         self._storage = storage
         self.directory = posixpath.join(TEMP_DIR, instant_time)
 
+    def _marker(self, data_file_path: str, io_type: IOType) -> str:
+        return posixpath.join(self.directory, f"{data_file_path}{MARKER_EXTENSION}.{io_type.value}")
+
     def create(self, data_file_path: str, io_type: IOType) -> None:
         """Marks `data_file_path` (relative to the base path) as about to be written."""
-        self._storage.write_bytes(
-            posixpath.join(self.directory, f"{data_file_path}{MARKER_EXTENSION}.{io_type.value}"), b""
-        )
+        self._storage.write_bytes(self._marker(data_file_path, io_type), b"")
+
+    def fence(self) -> None:
+        """Tells tasks still writing for this instant that a rollback has started."""
+        self._storage.write_bytes(posixpath.join(self.directory, ROLLBACK_FENCE), b"")
+
+    def rolled_back_under(self, data_file_path: str, io_type: IOType) -> bool:
+        """Whether a rollback started or ended since `data_file_path` was marked (see the module)."""
+        fenced = self._storage.exists(posixpath.join(self.directory, ROLLBACK_FENCE))
+        return fenced or not self._storage.exists(self._marker(data_file_path, io_type))
 
     def data_files(self) -> list[str]:
         """Paths (relative to the base path) of every data file marked by this instant."""

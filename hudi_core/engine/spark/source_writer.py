@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -105,8 +105,9 @@ class HudiSourceWriter(DataSourceArrowWriter):
         self.ordering = settings.ordering
         self.records_per_file = client.sizing(configs, state.timeline, pad=False).records_per_file
         avro = table_avro_schema(sample.schema, settings.config.name)
-        self.context = write_context(
-            table.storage, self.inflight.requested_time, sample.schema, avro, settings.config, configs
+        self.context = replace(
+            write_context(table.storage, self.inflight.requested_time, sample.schema, avro, settings.config, configs),
+            inflight_file=state.timeline.instant_path(self.inflight),
         )
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> WriterCommitMessage:

@@ -36,6 +36,7 @@ from hudi_core import errors
 from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.table import TableConfig
 from hudi_core.config.write import HudiWriteConfig, InsertDupPolicy
+from hudi_core.engine.spark.jobs import collect_ending_tasks_on_failure
 from hudi_core.engine.spark.tasks import task_identity
 from hudi_core.engine.spark.types import arrow_schema, spark_schema
 from hudi_core.errors import DuplicateKeyError, HudiError
@@ -234,7 +235,8 @@ class _SparkWrite:
 
             ordered = prepared.repartition(tasks, PARTITION).sortWithinPartitions(PARTITION, KEY)
             frame = ordered.mapInArrow(write_new_groups, STATS_SCHEMA)
-            return [WriteStat.from_dict(json.loads(row.stat), "") for row in frame.collect()]
+            rows = collect_ending_tasks_on_failure(frame, f"hudi write {context.instant_time}")
+            return [WriteStat.from_dict(json.loads(row.stat), "") for row in rows]
 
         return WritePlan(schema=schema, replaced=None, workload={}, execute=execute)
 
@@ -464,6 +466,7 @@ class _SparkWrite:
 
             tasks = min(groups, MAX_WRITE_TASKS)
             frame = routed.repartition(tasks, TARGET_PARTITION, TARGET_FILE).mapInArrow(write_groups, STATS_SCHEMA)
-            return [WriteStat.from_dict(json.loads(row.stat), "") for row in frame.collect()]
+            rows = collect_ending_tasks_on_failure(frame, f"hudi write {context.instant_time}")
+            return [WriteStat.from_dict(json.loads(row.stat), "") for row in rows]
 
         return WritePlan(schema=schema, replaced=replaced, workload=workload, execute=execute)
