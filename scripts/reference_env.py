@@ -11,7 +11,8 @@ under the user's cache directory (``$XDG_CACHE_HOME`` or ``~/.cache``)``/hudi-da
 
 A run that finds the stamp matching resolves nothing. The jar comes from ``mvn dependency:get``
 when Maven is installed, else by a plain HTTPS download from Maven Central (the machine may have
-Python only), checked against the ``.sha1`` published next to it. Needs only the standard library.
+Python only) or the mirror ``$HUDI_REFERENCE_MAVEN_REPOSITORY`` names, checked against the
+``.sha1`` published next to it. Needs only the standard library.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ REQUIRED_VARIABLE = "HUDI_REFERENCE_REQUIRED"  # "1": dev.py installed it, so mi
 UNAVAILABLE_VARIABLE = "HUDI_REFERENCE_UNAVAILABLE"  # why it is missing, for the tests' skip reason
 #: ``HUDI_REFERENCE=skip`` leaves the reference environment out (e.g. an offline machine).
 SWITCH_VARIABLE = "HUDI_REFERENCE"
+#: A Maven repository (a mirror of Maven Central) to download the bundles from, without mvn.
+REPOSITORY_VARIABLE = "HUDI_REFERENCE_MAVEN_REPOSITORY"
 
 _DOWNLOAD_TIMEOUT_SECONDS = 60
 _PIP_TIMEOUT_SECONDS = 900
@@ -252,19 +255,22 @@ def _download(url: str, target: Path) -> str:
     return digest.hexdigest()
 
 
-def _install_jar(root: Path, bundle: Bundle, say: Callable[[str], None]) -> str:
-    """Put the bundle into the cache's jars folder; returns its verified SHA-1."""
+def install_jar(root: Path, bundle: Bundle, repository: str | None, say: Callable[[str], None]) -> str:
+    """Put the bundle into the cache's jars folder; returns its verified SHA-1.
+
+    From `repository` when given, else with mvn when it is installed, else from Maven Central.
+    """
     target = _jar_path(root, bundle)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkstemp(prefix=f".{bundle.file_name}.", dir=target.parent)[1])
     try:
-        resolved = _from_maven(bundle, say)
+        resolved = _from_maven(bundle, say) if repository is None else None
         if resolved is not None:
             source, expected = resolved
             shutil.copyfile(source, partial)
             actual = _sha1_of(partial)
         else:
-            url = f"{MAVEN_CENTRAL}/{bundle.repository_path}"
+            url = f"{(repository or MAVEN_CENTRAL).rstrip('/')}/{bundle.repository_path}"
             say(f"downloading {url}")
             expected = _published_sha1(url)
             actual = _download(url, partial)
@@ -303,7 +309,7 @@ def install(env: Mapping[str, str], say: Callable[[str], None]) -> ReferenceEnvi
             if isinstance(previous, str) and _jar_path(root, bundle).is_file():
                 digests[bundle.file_name] = previous
             else:
-                digests[bundle.file_name] = _install_jar(root, bundle, say)
+                digests[bundle.file_name] = install_jar(root, bundle, env.get(REPOSITORY_VARIABLE) or None, say)
         document = {"pyspark": PYSPARK_VERSION, "python": sys.executable, "bundles": digests}
         partial = root / ".installed.json.partial"
         partial.write_text(json.dumps(document, indent=2) + "\n")
