@@ -185,7 +185,7 @@ class HudiTable:
 
         Args:
             start: exclusive lower bound on completion time (instant time on v6 tables), or
-                "earliest". `inclusive_start=True` gives Hudi 1.0.x's inclusive start.
+                "earliest" (or "000"). `inclusive_start=True` gives Hudi 1.0.x's inclusive start.
             end: inclusive upper bound (default: the latest completed instant).
             columns: as in :meth:`read`.
             filters: as in :meth:`read`.
@@ -290,7 +290,10 @@ class HudiTable:
 
     @staticmethod
     def _window(start: str, end: str | None) -> tuple[str | None, str | None]:
-        start_time = None if start.strip().lower() == "earliest" else normalize_instant_time(start)
+        text = start.strip().lower()
+        # "000" (any zeros) is Hudi's usual "from the beginning": Apache Hudi compares it as a string.
+        from_beginning = text == "earliest" or (text.isdigit() and int(text) == 0)
+        start_time = None if from_beginning else normalize_instant_time(start)
         return start_time, normalize_instant_time(end) if end is not None else None
 
     def _scanner(self, state: TableState) -> TableScanner:

@@ -75,6 +75,10 @@ def test_we_read_and_continue_apache_hudi_tables(
         assert rows_of(ours.read(options=READ_OPTIMIZED)) == rows_of(apache_hudi.read(path, READ_OPTIMIZED)), (
             f"read-optimized, ours vs Apache Hudi: {what}"
         )
+        everything = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": "000"}
+        assert rows_of(ours.read(options=everything)) == rows_of(apache_hudi.read(path, everything)), (
+            f"incremental from 000, ours vs Apache Hudi: {what}"
+        )
 
     apache_writes(history.fresh(12, 100), "insert", mode="overwrite")
     stored = sorted(key for _, key in model.current)
