@@ -160,7 +160,8 @@ def plan_clean(ctx: ServiceContext, state: TableState) -> CleanPlan:
     view = visible_instants(timeline, timeline.completed_data_instants(), None)
     replaced_at = _replacing_instants(timeline)
     partitioned = bool(state.config.partition_fields)
-    for partition, entries in list_partitions(storage).items():
+    listed = list_partitions(storage)
+    for partition, entries in listed.items():
         groups = file_group_slices(partition, entries, view)
         cdc = _cdc_logs(entries)
         doomed: list[list[str]] = []
@@ -181,9 +182,15 @@ def plan_clean(ctx: ServiceContext, state: TableState) -> CleanPlan:
         paths = sorted(posixpath.join(partition, name) for names in doomed for name in names)
         if paths:
             plan.files[partition] = paths
-        if partitioned and partition and groups and active_left == 0:
+        if partitioned and partition and groups and active_left == 0 and not _holds_partitions(partition, listed):
             plan.partitions_to_delete.append(partition)
     return plan
+
+
+def _holds_partitions(partition: str, listed: Mapping[str, object]) -> bool:
+    """Whether other partitions lie below `partition` (values `a` and `a/b` of one column): its folder
+    then stays, as deleting it would take them along."""
+    return any(p.startswith(partition + "/") for p in listed)
 
 
 def _deletable(
