@@ -28,7 +28,12 @@ def test_storage_on_s3_refuses_keys_outside_its_prefix(bucket: str) -> None:
     storage = Storage(f"s3://{bucket}/lake/t")
     storage.write_bytes("inside", b"inside")
     before = _listing(bucket)
-    for method, call in storage_calls(storage, "../canary").items():
+    calls = {
+        **storage_calls(storage, "../canary"),
+        "replace_if_unchanged": lambda: storage.replace_if_unchanged("../canary", b"x", "tag"),
+        "delete_if_unchanged": lambda: storage.delete_if_unchanged("../canary", "tag"),
+    }
+    for method, call in calls.items():
         with pytest.raises(HudiStorageError, match=r"'\.\./canary' leads outside the table"):
             call()
         assert _listing(bucket) == before, method
