@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from hudi_core.config.table import KeyGeneratorType, TableConfig
 from hudi_core.errors import HudiConfigError, InvalidKeyError, SchemaError
-from hudi_core.keygen.partition_path import segments, value_strings
+from hudi_core.keygen.partition_path import segments, value_strings, written_segment_problem
 from hudi_core.keygen.timestamp import TimestampPartitionFormat
 from hudi_core.schema.meta_fields import RECORD_KEY
 
@@ -29,11 +29,11 @@ NULL_KEY_PART = "__null__"
 EMPTY_KEY_PART = "__empty__"
 
 
-def _as_string(column: Any, name: str) -> Any:
+def _as_string(column: Any, name: str, role: str = "record key") -> Any:
     try:
         return value_strings(column, name)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-        raise SchemaError(f"record key field {name!r} of type {column.type} has no string form") from e
+        raise SchemaError(f"{role} field {name!r} of type {column.type} has no string form ({e})") from e
 
 
 def record_keys(
@@ -173,6 +173,31 @@ class KeyGenerator:
                 assert self.timestamp_format is not None
                 text = self.timestamp_format.format(column, name)
             else:
-                text = value_strings(column, name)
-            parts.append(segments(text, name, self.hive_style, self.url_encode))
+                text = _as_string(column, name, "partition")
+            part = segments(text, name, self.hive_style, self.url_encode)
+            _check_segments(text, part, name, self.url_encode)
+            parts.append(part)
         return parts[0] if len(parts) == 1 else pc.binary_join_element_wise(*parts, "/")
+
+
+def _check_segments(values: Any, paths: Any, name: str, url_encode: bool) -> None:
+    """Refuses values whose path would leave the partition folders (module `partition_path`).
+
+    Hudi's key generators write such values as they are, so refusing them is the only choice that
+    keeps tables readable by Hudi; a `/` inside a value stays legal (multi-level partitions). A
+    leading `/` is refused unless URL-encoding turns it into `%2F`.
+    """
+    if not url_encode:
+        leading = pc.filter(values, pc.fill_null(pc.starts_with(values, "/"), False))
+        if len(leading):
+            value = leading[0].as_py()
+            raise SchemaError(f"partition field {name!r} has value {value!r}, whose leading '/' makes an absolute path")
+    for path in pc.unique(paths).to_pylist():
+        problem = next((p for p in map(written_segment_problem, path.split("/")) if p is not None), None)
+        if problem is not None:
+            _refuse(values, paths, path, name, problem)
+
+
+def _refuse(values: Any, paths: Any, path: str, name: str, problem: str) -> None:
+    value = pc.filter(values, pc.fill_null(pc.equal(paths, path), False))[0].as_py()
+    raise SchemaError(f"partition field {name!r} has value {value!r}, whose partition path {path!r} has {problem}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import decimal
 import math
+import unicodedata
 import urllib.parse
 from typing import Any
 
@@ -20,6 +21,47 @@ HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 LEGACY_DEFAULT_PARTITION = "default"
 
 _ESCAPED = frozenset(chr(c) for c in range(1, 0x20)) | frozenset("\"#%'*/:=?\\\x7f{[]^")
+METAFOLDER_PREFIX = ".hoodie"
+MAX_SEGMENT_BYTES = 255  # the longest file name local file systems take
+
+
+def segment_problem(segment: str) -> str | None:
+    """Why `segment` cannot be a folder of a partition path inside the table, or None.
+
+    These are paths no writer may produce and no reader may follow: an empty segment (`a//b`, a
+    leading or trailing `/`), `.` or `..` (they name another folder), and names starting with
+    `.hoodie` (the table's metadata folder and partition metafiles).
+    """
+    if segment in ("", ".", ".."):
+        return f"a path segment {segment!r}" if segment else "an empty path segment"
+    if segment.startswith(METAFOLDER_PREFIX):
+        return f"a path segment {segment!r} starting with {METAFOLDER_PREFIX!r} (Hudi's metadata)"
+    return None
+
+
+def written_segment_problem(segment: str) -> str | None:
+    """Why a writer must not create `segment`: :func:`segment_problem`, `.hoodie` anywhere in it
+    (Hudi's storage listing skips every such path), a control character (readers and file systems
+    treat NUL, newlines and the like differently), or more than 255 bytes."""
+    problem = segment_problem(segment)
+    if problem is not None:
+        return problem
+    if METAFOLDER_PREFIX in segment:
+        return f"a path segment {segment!r} containing {METAFOLDER_PREFIX!r} (Hudi's listing skips it)"
+    control = next((ch for ch in segment if unicodedata.category(ch) == "Cc"), None)
+    if control is not None:
+        return f"a control character (U+{ord(control):04X}) in a path segment"
+    size = len(segment.encode("utf-8"))
+    if size > MAX_SEGMENT_BYTES:
+        return f"a path segment of {size} bytes (file systems take {MAX_SEGMENT_BYTES})"
+    return None
+
+
+def partition_path_problem(path: str) -> str | None:
+    """Why `path` cannot be a partition path inside the table ("" is the root), or None."""
+    if not path:
+        return None
+    return next((p for p in map(segment_problem, path.split("/")) if p is not None), None)
 
 
 def escape_path_name(value: str) -> str:

@@ -22,6 +22,7 @@ from hudi_core.file_group.log_file.blocks import decode_delete_block
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey
 from hudi_core.file_group.log_file.reader import RawBlock
 from hudi_core.file_group.log_file.scanner import BlockVisibility, scan_log_files
+from hudi_core.keygen.partition_path import partition_path_problem
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.payload import merge
 from hudi_core.metadata.record import (
@@ -143,7 +144,7 @@ class MetadataTableReader:
     def all_partitions(self) -> list[str]:
         """Every data-table partition path the `files` partition lists."""
         record = self.records(MetadataPartition.FILES, KeyFilter(frozenset([ALL_PARTITIONS_KEY])))
-        return sorted(partition_path(name) for name in listed_files(record.get(ALL_PARTITIONS_KEY)))
+        return sorted(_listed_partition(name) for name in listed_files(record.get(ALL_PARTITIONS_KEY)))
 
     def partition_files(self, partitions: Iterable[str] | None = None) -> dict[str, dict[str, int]]:
         """File name -> size of every listed file, by partition path (every listed partition when None)."""
@@ -153,7 +154,30 @@ class MetadataTableReader:
         else:
             names = {partition_name(p) for p in partitions}
             records = self.records(MetadataPartition.FILES, KeyFilter(keys=frozenset(names)))
-        return {partition_path(name): listed_files(records.get(name)) for name in sorted(names)}
+        return {_listed_partition(name): _listed_names(name, records.get(name)) for name in sorted(names)}
+
+
+# The listing is read like any input: an entry naming a path outside its partition folder is refused
+# (MetadataTableError) rather than skipped, since the listing cannot be trusted for the rest.
+_BYPASS = "read with hoodie.metadata.enable=false to list storage instead"
+
+
+def _listed_partition(name: str) -> str:
+    path = partition_path(name)
+    problem = partition_path_problem(path)
+    if problem is not None:
+        raise MetadataTableError(f"the metadata table lists partition {name!r}, which has {problem}; {_BYPASS}")
+    return path
+
+
+def _listed_names(partition: str, record: MetadataRecord | None) -> dict[str, int]:
+    files = listed_files(record)
+    bad = next((name for name in files if name in ("", ".", "..") or "/" in name), None)
+    if bad is not None:
+        raise MetadataTableError(
+            f"the metadata table lists {bad!r} in partition {partition!r}, which is no file name; {_BYPASS}"
+        )
+    return files
 
 
 def _cells(content: bytes, where: str, wanted: KeyFilter) -> Iterator[tuple[str, bytes]]:

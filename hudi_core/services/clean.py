@@ -29,11 +29,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hudi_core.config.services import CleaningPolicy, HudiCleanConfig
+from hudi_core.errors import TimelineError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import file_group_slices, visible_instants
 from hudi_core.file_group.naming import parse_log_file_name
 from hudi_core.services.base import ServiceContext, ServiceResult
 from hudi_core.services.pending import FileGroupId, pending_services, read_plan
+from hudi_core.services.recorded_paths import planned_file, planned_partition
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
 from hudi_core.table.state import TableState
@@ -163,7 +165,8 @@ def plan_clean(ctx: ServiceContext, state: TableState) -> CleanPlan:
     view = visible_instants(timeline, timeline.completed_data_instants(), None)
     replaced_at = _replacing_instants(timeline)
     partitioned = bool(state.config.partition_fields)
-    for partition, entries in list_partitions(storage).items():
+    listed = list_partitions(storage)
+    for partition, entries in listed.items():
         groups = file_group_slices(partition, entries, view)
         cdc = _cdc_logs(entries)
         doomed: list[list[str]] = []
@@ -184,9 +187,15 @@ def plan_clean(ctx: ServiceContext, state: TableState) -> CleanPlan:
         paths = sorted(posixpath.join(partition, name) for names in doomed for name in names)
         if paths:
             plan.files[partition] = paths
-        if partitioned and partition and groups and active_left == 0:
+        if partitioned and partition and groups and active_left == 0 and not _holds_partitions(partition, listed):
             plan.partitions_to_delete.append(partition)
     return plan
+
+
+def _holds_partitions(partition: str, listed: Mapping[str, object]) -> bool:
+    """Whether other partitions lie below `partition` (values `a` and `a/b` of one column): its folder
+    then stays, as deleting it would take them along."""
+    return any(p.startswith(partition + "/") for p in listed)
 
 
 def _deletable(
@@ -282,6 +291,9 @@ def _execute(ctx: ServiceContext, state: TableState, instant: Instant) -> Servic
     storage = ctx.storage
     started = time.monotonic()
     plan = read_plan(storage, state.timeline, instant, Action.CLEAN)
+    source = f"the clean plan of {instant.requested_time}"
+    to_delete = {planned_partition(p, source) for p in plan.get("partitionsToBeDeleted") or ()}
+    doomed = _planned_files(storage, plan, source)  # every entry checked before anything changes
     content = encode_avro_container(CLEANER_PLAN, plan)
     writer = ctx.writer(state)
     inflight = writer.to_inflight(instant, content) if instant.state is State.REQUESTED else instant
@@ -289,11 +301,9 @@ def _execute(ctx: ServiceContext, state: TableState, instant: Instant) -> Servic
     partitions: dict[str, dict[str, Any]] = {}
     deleted_count = 0
     first = True
-    to_delete = set(plan.get("partitionsToBeDeleted") or ())
-    for partition, infos in (plan.get("filePathsToBeDeletedPerPartition") or {}).items():
+    for partition, relatives in doomed.items():
         names, success, failed = [], [], []
-        for info in infos:
-            relative = _relative(storage, info["filePath"])
+        for relative in relatives:
             name = posixpath.basename(relative)
             names.append(name)
             if storage.exists(relative):
@@ -344,14 +354,19 @@ def files_being_cleaned(storage: Storage, timeline: Timeline) -> set[str]:
     for instant in timeline.pending():
         if instant.action is Action.CLEAN:
             plan = read_plan(storage, timeline, instant, Action.CLEAN)
-            for infos in (plan.get("filePathsToBeDeletedPerPartition") or {}).values():
-                paths.update(_relative(storage, info["filePath"]) for info in infos)
+            for relatives in _planned_files(storage, plan, f"the clean plan of {instant.requested_time}").values():
+                paths.update(relatives)
     return paths
 
 
-def _relative(storage: Storage, uri: str) -> str:
-    """A plan's absolute file path or URI, relative to the base path."""
-    for prefix in (storage.full_uri(""), storage.base_uri, storage.base_path):
-        if uri.startswith(prefix + "/"):
-            return uri[len(prefix) + 1 :]
-    raise ValueError(f"{uri} is not under the table at {storage.base_uri}")
+def _planned_files(storage: Storage, plan: Mapping[str, Any], source: str) -> dict[str, list[str]]:
+    """The plan's files to delete (relative paths) by partition, each a data file of its partition."""
+    planned: dict[str, list[str]] = {}
+    for partition, infos in (plan.get("filePathsToBeDeletedPerPartition") or {}).items():
+        files = planned[planned_partition(partition, source)] = []
+        for info in infos:
+            relative = planned_file(storage, info["filePath"], source)
+            if posixpath.dirname(relative) != partition:
+                raise TimelineError(f"{source} lists {info['filePath']!r} under partition {partition!r}")
+            files.append(relative)
+    return planned

@@ -18,6 +18,7 @@ import time
 from collections import defaultdict
 
 from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_name
+from hudi_core.services.recorded_paths import planned_file, planned_partition, written_file
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
 from hudi_core.timeline import Timeline
@@ -34,7 +35,8 @@ def files_written_by(storage: Storage, timeline: Timeline, instant: Instant) -> 
     """Data files (relative paths, by partition) the instant wrote, found every way they can be."""
     found: set[str] = set(Markers(storage, instant.requested_time).data_files())
     if instant.is_completed and instant.action in (Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT):
-        found.update(s.path for s in timeline.commit_metadata(instant).write_stats())
+        source = f"the commit metadata of {instant.requested_time}"
+        found.update(written_file(storage, s.path, source) for s in timeline.commit_metadata(instant).write_stats())
     partitions = {posixpath.dirname(p) for p in found} or set(list_partitions(storage))
     for partition in partitions:
         for entry in storage.list_dir(partition):
@@ -159,9 +161,10 @@ def resume_pending_rollbacks(storage: Storage, timeline: Timeline, writer: Timel
         target_time = info.get("commitTime")
         action = Action(info.get("action", "commit"))
         target = timeline.find(target_time) if target_time else None
-        files = {
-            request["partitionPath"]: [
-                posixpath.relpath(p, storage.base_path) for p in request.get("filesToBeDeleted") or []
+        source = f"the rollback plan of {instant.requested_time}"
+        files = {  # every entry checked before the first delete
+            planned_partition(request["partitionPath"], source): [
+                planned_file(storage, p, source) for p in request.get("filesToBeDeleted") or []
             ]
             for request in plan.get("RollbackRequests") or []
         }

@@ -98,15 +98,44 @@ class Storage:
         self.fs, self.base_path, self.base_uri = _resolve(base_uri, options or {})
         self._s3_client: Any = None
 
+    def relative(self, relative: str) -> str:
+        """`relative` in normal form ("" for the base path itself).
+
+        Every path a Storage touches passes here, whoever supplied it (a partition value, a plan, a
+        marker, a metadata-table listing): an absolute path, or one whose `..` segments lead out of
+        the base path, is a HudiStorageError naming it.
+        """
+        if relative.startswith("/"):
+            raise HudiStorageError(f"{relative!r} is an absolute path, not a path inside the table at {self.base_uri}")
+        normal = posixpath.normpath(relative) if relative else ""
+        if normal == ".." or normal.startswith("../"):
+            raise HudiStorageError(f"{relative!r} leads outside the table at {self.base_uri}")
+        return "" if normal == "." else normal
+
+    def relative_path(self, recorded: str) -> str:
+        """The relative path of a full path or URI that a plan records (`file:/...`, `s3://...`, or
+        a bare file-system path); a HudiStorageError when it is not inside the table."""
+        for prefix in (self.full_uri(""), self.base_uri, self.base_path):
+            if recorded == prefix:
+                return ""
+            if recorded.startswith(prefix + "/"):
+                try:
+                    return self.relative(recorded[len(prefix) + 1 :])
+                except HudiStorageError:
+                    break
+        raise HudiStorageError(f"{recorded!r} is not inside the table at {self.base_uri}")
+
     def full_path(self, relative: str) -> str:
         """The file-system path of `relative` (which may be "" for the base path)."""
-        return posixpath.join(self.base_path, relative) if relative else self.base_path
+        normal = self.relative(relative)
+        return posixpath.join(self.base_path, normal) if normal else self.base_path
 
     def full_uri(self, relative: str) -> str:
         """The URI of `relative` as Hudi records it in plans (`file:/...` for local paths)."""
         if self.is_local:
             return "file:" + self.full_path(relative)
-        return posixpath.join(self.base_uri, relative) if relative else self.base_uri
+        normal = self.relative(relative)
+        return posixpath.join(self.base_uri, normal) if normal else self.base_uri
 
     def sub(self, relative: str) -> Storage:
         """A Storage rooted at `relative` below this one (sharing the file system)."""
@@ -114,7 +143,7 @@ class Storage:
         child.fs = self.fs
         child._s3_client = self._s3_client
         child.base_path = self.full_path(relative)
-        child.base_uri = posixpath.join(self.base_uri, relative)
+        child.base_uri = self.full_uri(relative) if not self.is_local else "file://" + child.base_path
         return child
 
     def list_dir(self, relative: str = "") -> list[FileEntry]:
@@ -173,14 +202,16 @@ class Storage:
         A write, flush or close that fails (a full disk) raises HudiStorageError naming the file,
         and the partial file is removed: a failed write leaves nothing behind.
         """
-        parent = posixpath.dirname(relative)
+        normal = self.relative(relative)
+        path = self.full_path(normal)
+        parent = posixpath.dirname(normal)
         if parent:
             self.makedirs(parent)
         try:
-            stream = self.fs.open_output_stream(self.full_path(relative))
+            stream = self.fs.open_output_stream(path)
         except (OSError, pa.ArrowException) as e:
-            raise HudiStorageError(f"cannot write {self.full_path(relative)}: {e}") from e
-        return pa.PythonFile(_GuardedOutput(stream, self, relative), mode="w")
+            raise HudiStorageError(f"cannot write {path}: {e}") from e
+        return pa.PythonFile(_GuardedOutput(stream, self, normal), mode="w")
 
     def write_bytes(self, relative: str, data: bytes) -> None:
         """Writes a whole file (not atomically: for files no reader trusts before publication)."""
@@ -189,6 +220,7 @@ class Storage:
 
     def write_atomic(self, relative: str, data: bytes) -> None:
         """Replaces `relative` with `data` so that readers see the old or the new file, never a part."""
+        relative = self.relative(relative)  # checked before a temporary file exists
         if not self.is_local:
             self.write_bytes(relative, data)  # an object store publishes a PUT whole or not at all
             return
@@ -258,6 +290,7 @@ class Storage:
 
     def read_tagged(self, relative: str) -> tuple[bytes, str] | None:
         """The content of `relative` and a version tag (S3: the ETag), or None if it does not exist."""
+        relative = self.relative(relative)  # outside the table is an error, not an absent file
         if not self.is_s3:
             try:
                 return self.read_bytes(relative), ""

@@ -35,6 +35,7 @@ from hudi_core.config.table import (
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import HudiConfigError, SchemaError, TableExistsError, UnsupportedFeatureError
 from hudi_core.schema.arrow_avro import normalize_for_write, table_avro_schema
+from hudi_core.schema.meta_fields import META_FIELD_SET
 from hudi_core.storage import Storage
 
 TABLE_VERSION = 8
@@ -123,6 +124,23 @@ def write_partition_metafile(storage: Storage, partition_path: str, instant_time
     depth = len(partition_path.split("/")) if partition_path else 0
     text = format_properties({"commitTime": instant_time, "partitionDepth": str(depth)}, "partition metadata")
     storage.create_exclusive(path, text.encode("utf-8"))
+
+
+def refuse_meta_field_roles(
+    record_key_fields: Sequence[str], partition_fields: Sequence[str], ordering_fields: Sequence[str]
+) -> None:
+    """A meta column cannot key, partition or order records: writers drop incoming meta columns and
+    fill them from those very fields (as Apache Hudi's writer does)."""
+    for role, names in (
+        ("record key", record_key_fields),
+        ("partition", partition_fields),
+        ("ordering", ordering_fields),
+    ):
+        meta = [n for n in names if n in META_FIELD_SET]
+        if meta:
+            raise SchemaError(
+                f"{role} field(s) {meta} are Hudi meta columns, which the writer fills itself; name data columns"
+            )
 
 
 def _parse_merge_mode(options: Mapping[str, str], ordering_field: str | None) -> RecordMergeMode:
@@ -230,6 +248,7 @@ def table_definition(
     ordering = list(ordering_fields or [])
     if len(ordering) > 1:
         raise HudiConfigError(f"table version 8 takes at most one ordering field, got {ordering}")
+    refuse_meta_field_roles(record_key_fields, partitions, ordering)
     for role, names in (("record key", record_key_fields), ("partition", partitions), ("ordering", ordering)):
         missing = [n for n in names if n not in columns]
         if missing:

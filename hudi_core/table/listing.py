@@ -3,9 +3,10 @@ otherwise from storage.
 
 Without a metadata table, Hudi finds partitions by their `.hoodie_partition_metadata` file
 (`FSUtils.getAllFoldersWithPartitionMetaFile`); non-partitioned tables keep it at the base path.
-Partitions are never nested, so the walk stops descending once it finds one. Hidden folders
-(`.hoodie`, `.temp`, ...) are skipped; stray files such as `.DS_Store`, `.crc` checksums or Spark
-`_SUCCESS` markers are left for the file-name parsers to reject.
+As in Hudi, the walk goes on below a partition (values `a` and `a/b` of one column nest one
+partition in another) and skips folders whose name contains `.hoodie`, but no other hidden folder
+(a partition value may start with a dot). Stray files such as `.DS_Store`, `.crc` checksums or
+Spark `_SUCCESS` markers are left for the file-name parsers to reject.
 
 With a metadata table whose `files` partition is in `hoodie.table.metadata.partitions`, the
 `files` partition is the listing, as it is for Apache Hudi and hudi-rs (notes §5.4).
@@ -24,7 +25,7 @@ from hudi_core.file_group.naming import PARTITION_METAFILE_PREFIX
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import METADATA_DIR, MetadataTableReader
 from hudi_core.storage import FileEntry, Storage
-from hudi_core.table.state import load_table_config
+from hudi_core.table.state import METAFOLDER, load_table_config
 from hudi_core.timeline import Timeline
 
 
@@ -38,11 +39,10 @@ def list_partitions(storage: Storage) -> dict[str, list[FileEntry]]:
         metrics.add(partitions_listed=1)
         if any(not e.is_dir and e.name.startswith(PARTITION_METAFILE_PREFIX) for e in entries):
             partitions[directory] = entries
-            continue
         pending.extend(
             posixpath.join(directory, e.name) if directory else e.name
             for e in entries
-            if e.is_dir and not e.name.startswith(".")
+            if e.is_dir and METAFOLDER not in e.name
         )
     return dict(sorted(partitions.items()))
 

@@ -217,9 +217,8 @@ def write_context(
 def _remove_stray_files(storage: Storage, instant_time: str, stats: Sequence[WriteStat]) -> None:
     """Deletes files the instant's markers list but its stats do not (a retried task's leftovers)."""
     written = {s.path for s in stats} | {path for s in stats for path in (s.cdc_stats or {})}
-    for path in Markers(storage, instant_time).data_files():
-        if path not in written:
-            storage.delete(path)
+    for path in Markers(storage, instant_time).unlisted(written):
+        storage.delete(path)
 
 
 def _check_conflicts(

@@ -9,18 +9,26 @@ otherwise the rollback may have listed the markers before this task made its own
 deletes its file itself. A task whose check came before the fence made its marker before the
 rollback listed them, so the rollback deletes its file. Either way a task still running when its
 write failed (a Spark task the job no longer waits for) leaves no orphan.
+
+The marker folder is read like any input: an entry that is no marker of a data file a writer could
+have written (a `.crc` checksum, `MARKERS.type`, a crafted `...marker.CREATE` that would name `..`,
+a folder into `.hoodie`) is skipped, so a rollback never deletes what a marker cannot name.
 """
 
 from __future__ import annotations
 
 import enum
 import posixpath
+import re
+from collections.abc import Iterable
 
+from hudi_core.keygen.partition_path import partition_path_problem
 from hudi_core.storage import Storage
 
 TEMP_DIR = ".hoodie/.temp"
 MARKER_EXTENSION = ".marker"
 ROLLBACK_FENCE = "ROLLBACK_STARTED"  # no marker extension: marker readers (ours, Hudi's) skip it
+_MARKER_NAME = re.compile(r"^(.+)\.marker\.(CREATE|MERGE|APPEND)$")
 
 
 class IOType(enum.Enum):
@@ -53,7 +61,7 @@ class Markers:
         return fenced or not self._storage.exists(self._marker(data_file_path, io_type))
 
     def data_files(self) -> list[str]:
-        """Paths (relative to the base path) of every data file marked by this instant."""
+        """Paths (relative to the base path, in normal form) of every data file marked by this instant."""
         found: list[str] = []
         pending = [""]
         while pending:
@@ -62,11 +70,18 @@ class Markers:
                 posixpath.join(self.directory, relative) if relative else self.directory
             ):
                 child = posixpath.join(relative, entry.name) if relative else entry.name
-                if entry.is_dir:
+                marked = _MARKER_NAME.match(entry.name)
+                if entry.is_dir and entry.name not in (".", ".."):
                     pending.append(child)
-                elif MARKER_EXTENSION in entry.name:
-                    found.append(child[: child.rindex(MARKER_EXTENSION)])
+                elif marked and partition_path_problem(posixpath.join(relative, marked.group(1))) is None:
+                    found.append(posixpath.join(relative, marked.group(1)))
         return sorted(found)
+
+    def unlisted(self, written: Iterable[str]) -> list[str]:
+        """Marked data files that are not among `written` (the instant's write stats): what a retried
+        task left behind. Both sides are compared in normal form, so `p/./f` and `p/f` are one file."""
+        listed = {self._storage.relative(path) for path in written}
+        return [path for path in self.data_files() if self._storage.relative(path) not in listed]
 
     def delete_all(self) -> None:
         self._storage.delete_dir(self.directory)

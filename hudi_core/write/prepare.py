@@ -20,6 +20,7 @@ from hudi_core.merge.dedup import has_duplicates, last_per_key
 from hudi_core.schema.arrow_avro import normalize_for_write
 from hudi_core.schema.evolution import cast_to_schema, evolve_schema
 from hudi_core.schema.meta_fields import IS_DELETED, META_FIELD_SET
+from hudi_core.table.create import refuse_meta_field_roles
 from hudi_core.write.operation import WriteOperation
 
 # Columns the write path carries next to the data.
@@ -78,7 +79,11 @@ def prepare_batch(
     global_index: bool,
 ) -> PreparedBatch:
     """Validates and keys a batch (see module docstring); raises before anything is written."""
+    refuse_meta_field_roles(
+        keygen.record_key_fields, keygen.partition_fields, [ordering_field] if ordering_field else []
+    )
     table = to_arrow(data)
+    # Incoming meta columns (a read's output written back) are dropped and filled anew, as Hudi does.
     table = table.drop_columns([c for c in table.column_names if c in META_FIELD_SET])
     table = normalize_for_write(table)
     duplicated = {n for n in table.column_names if table.column_names.count(n) > 1}
