@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import ConcurrentWriteError, HudiConfigError, HudiError, HudiTable
+from hudi_core.errors import TimelineError
 from tests import hudi_rs
 from tests.model import canonical, table_rows
 
@@ -105,3 +106,26 @@ def test_pending_restore_blocks_writes(tmp_path: Path) -> None:
         table.upsert(_rows([2], 2))
     (timeline_dir / "29990101000000000.restore.requested").unlink()
     table.upsert(_rows([2], 2))
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_rollback_refuses_to_expose_file_versions_the_cleaner_removed(table_type: str, tmp_path: Path) -> None:
+    """Rolling back the latest commit returns each file group it rewrote to its previous version;
+    once the cleaner removed that version, the rollback would drop the group's records."""
+    table = HudiTable.create(str(tmp_path / "t"), SCHEMA, "restore", ["id"], ["p"], None, table_type)
+    table.insert(_rows([1, 2, 3, 4], 0))
+    latest = table.upsert(_rows([1, 2], 1)).instant_time
+    if table_type == "MERGE_ON_READ":  # the upsert went to logs: the compaction writes new versions
+        compaction = table.compact()
+        assert compaction is not None and compaction.instant_time is not None
+        latest = compaction.instant_time
+    table.clean({"hoodie.clean.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.clean.fileversions.retained": "1"})
+    expected = [{"id": 1, "v": 1, "p": "a"}, {"id": 2, "v": 1, "p": "b"}, {"id": 3, "v": 0, "p": "a"}]
+    expected.append({"id": 4, "v": 0, "p": "b"})
+    instants = [(i.requested_time, i.action, i.state) for i in table.timeline.instants()]
+
+    with pytest.raises(TimelineError, match=f"rolling back {latest} would lose records: the cleaner removed"):
+        table.rollback(latest)
+
+    assert canonical(table_rows(table.read(), COLUMNS)) == canonical(expected)
+    assert [(i.requested_time, i.action, i.state) for i in table.timeline.instants()] == instants
