@@ -117,6 +117,16 @@ class TableModel:
         state = {k: v for k, v in self.current.items() if k[0] not in partitions}
         self._commit(instant, completion, state)
 
+    def rollback(self, instant: str) -> None:
+        """Rolling back the latest commit: the table returns to the state before it."""
+        assert self.commits and self.commits[-1].instant == instant, f"model: {instant} is not the latest commit"
+        self.commits.pop()
+
+    def restore(self, savepoint: str) -> None:
+        """Restoring a savepoint: every commit after it is gone."""
+        assert any(c.instant == savepoint for c in self.commits), f"model: no commit {savepoint}"
+        self.commits = [c for c in self.commits if c.instant <= savepoint]
+
     def service(self, instant: str, completion: str | None) -> None:
         """A table service (compaction, clustering): same content, a new instant."""
         self.commits.append(Commit(instant, completion, copy.deepcopy(self.current), is_service=True))
