@@ -1,9 +1,11 @@
 """An independent model of a Hudi table's logical content, for checking what writers produce.
 
 The model knows Hudi's write semantics in plain Python (dicts, no Arrow compute): upserts keep the
-record with the greater ordering value under event-time ordering, deletes respect ordering values,
-untouched records keep their commit time, and every commit is kept so time travel and incremental
-reads can be checked too. Records are identified by (partition path, record key).
+record with the greater ordering value under event-time ordering, and so do upserted rows marked
+`_hoodie_is_deleted = true`, which delete; the delete operation deletes by key whatever ordering
+value its rows hold (Hudi's delete records carry none); untouched records keep their commit time, and
+every commit is kept so time travel and incremental reads can be checked too. Records are identified
+by (partition path, record key).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import Any
 import pyarrow as pa
 
 Row = dict[str, Any]
+
+IS_DELETED = "_hoodie_is_deleted"
 
 # The small trips schema most write tests use: record key `id`, ordering `ts`, partition `city`.
 TRIPS_SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
@@ -70,13 +74,18 @@ class TableModel:
         self.commits.append(Commit(instant, completion, state))
 
     def upsert(self, rows: list[Row], instant: str, completion: str | None) -> None:
+        """Upserts; a row with `_hoodie_is_deleted = true` deletes the stored record it wins over."""
         state = copy.deepcopy(self.current)
         for where, row in self._dedup(rows).items():
             if self.global_keys:
                 for moved in [w for w in state if w[1] == where[1] and w != where]:
                     del state[moved]
             stored = state.get(where)
-            if stored is None or self._wins(row, stored):
+            if stored is not None and not self._wins(row, stored):
+                continue
+            if row.get(IS_DELETED):
+                state.pop(where, None)
+            else:
                 state[where] = {**row, "_commit": instant}
         self._commit(instant, completion, state)
 
@@ -90,17 +99,10 @@ class TableModel:
         self._commit(instant, completion, state)
 
     def delete(self, rows: list[Row], instant: str, completion: str | None) -> None:
-        """Deletes by key; a row carrying an ordering value deletes only a record not newer than it."""
+        """The delete operation: deletes by key, whatever ordering values the rows hold."""
         state = copy.deepcopy(self.current)
         for row in rows:
-            where = self._location(row)
-            stored = state.get(where)
-            if stored is None:
-                continue
-            ordering = row.get(self.ordering_field) if self.ordering_field is not None else None
-            if ordering is not None and ordering < stored[self.ordering_field]:
-                continue
-            del state[where]
+            state.pop(self._location(row), None)
         self._commit(instant, completion, state)
 
     def insert_overwrite(self, rows: list[Row], instant: str, completion: str | None, whole_table: bool) -> None:
@@ -114,6 +116,16 @@ class TableModel:
     def delete_partitions(self, partitions: list[str], instant: str, completion: str | None) -> None:
         state = {k: v for k, v in self.current.items() if k[0] not in partitions}
         self._commit(instant, completion, state)
+
+    def rollback(self, instant: str) -> None:
+        """Rolling back the latest commit: the table returns to the state before it."""
+        assert self.commits and self.commits[-1].instant == instant, f"model: {instant} is not the latest commit"
+        self.commits.pop()
+
+    def restore(self, savepoint: str) -> None:
+        """Restoring a savepoint: every commit after it is gone."""
+        assert any(c.instant == savepoint for c in self.commits), f"model: no commit {savepoint}"
+        self.commits = [c for c in self.commits if c.instant <= savepoint]
 
     def service(self, instant: str, completion: str | None) -> None:
         """A table service (compaction, clustering): same content, a new instant."""

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 import pyarrow as pa
 
 from hudi_core.config import HudiConfigs
+from hudi_core.config.table import RecordMergeMode
 from hudi_core.file_group.fs_view import visible_instants
 from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_name
 from hudi_core.file_group.reader import FileGroupReader
@@ -37,9 +38,9 @@ from hudi_core.table.scan import TableScanner, read_planned_slice
 from hudi_core.table.state import TableState, load_table_state
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import CommitMetadata
-from hudi_core.timeline.instant import Action, Instant
+from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.timeline.serde import decode_instant_content
-from hudi_core.timeline.writer import TimelineWriter
+from hudi_core.timeline.writer import TimelineWriter, latest_time_on
 
 logger = logging.getLogger(__name__)
 
@@ -82,10 +83,12 @@ class MetadataSync:
             metadata = CommitMetadata.from_dict(decode_instant_content(content, instant.requested_time), "commit")
             previous: dict[tuple[str, str], str] = {}
             replaced: list[str] = []
+            kept: frozenset[str] = frozenset()
             if MetadataPartition.RECORD_INDEX in present:
                 previous = self._previous_base_files(metadata, state)
                 replaced = self._replaced_keys(metadata, state)
-            update = commit_update(self.storage, instant.requested_time, metadata, indexed, previous, replaced)
+                kept = self._keys_outliving_deletes(instant, metadata, state)
+            update = commit_update(self.storage, instant.requested_time, metadata, indexed, previous, replaced, kept)
         writer.deltacommit(instant.requested_time, update, present)
 
     def _indexed(self, present: list[MetadataPartition]) -> IndexedColumns:
@@ -143,6 +146,27 @@ class MetadataSync:
         if not groups or (metadata.operation_type or "").upper() == "CLUSTER":
             return []
         return [key for keys in slice_keys(self.storage, state, groups).values() for key in keys]
+
+    def _keys_outliving_deletes(self, instant: Instant, metadata: CommitMetadata, state: TableState) -> frozenset[str]:
+        """Keys still stored in the file groups whose logs this deltacommit wrote deletes to.
+
+        Under event-time ordering a delete with a smaller ordering value than the stored record's
+        loses (spec features §1.4): the record stays in its file group, and so in the record index.
+        """
+        config = state.config
+        if config.record_merge_mode is not RecordMergeMode.EVENT_TIME_ORDERING or not config.ordering_fields:
+            return frozenset()
+        groups = {
+            (s.partition_path, s.file_id) for s in metadata.write_stats() if s.log_version is not None and s.num_deletes
+        }
+        if not groups:
+            return frozenset()
+        # The instant completes after everything on the timeline: its logs join the latest slices.
+        completing = Instant(
+            instant.requested_time, latest_time_on(state.timeline), instant.action.completed_action, State.COMPLETED
+        )
+        found = slice_keys(self.storage, state, groups, completing)
+        return frozenset(key for keys in found.values() for key in keys)
 
     # ---- initialization ------------------------------------------------------------------------
 
@@ -239,9 +263,12 @@ class InitialBuild:
 
 
 def slice_keys(
-    storage: Storage, state: TableState, groups: set[tuple[str, str]] | None
+    storage: Storage, state: TableState, groups: set[tuple[str, str]] | None, completing: Instant | None = None
 ) -> dict[tuple[str, str], list[str]]:
-    """Record keys of the latest slices (of `groups`, or of every file group), merged with their logs."""
+    """Record keys of the latest slices (of `groups`, or of every file group), merged with their logs.
+
+    `completing`: an instant about to complete whose files count as committed (`groups` only).
+    """
     scanner = TableScanner(storage, state.config, state.timeline, use_metadata=False)
     completed = state.timeline.completed_data_instants()
     if not completed:
@@ -249,7 +276,8 @@ def slice_keys(
     if groups is None:
         plan = scanner.snapshot([RECORD_KEY], None)
     else:
-        plan = scanner.file_groups(completed, None, groups, [RECORD_KEY])
+        visible = [*completed, completing] if completing is not None else completed
+        plan = scanner.file_groups(visible, None, groups, [RECORD_KEY])
     reader = FileGroupReader(storage)
     return {
         (s.partition_path, s.file_id): pa.chunked_array(

@@ -108,12 +108,14 @@ def commit_update(
     indexed: IndexedColumns,
     previous_base_files: Mapping[tuple[str, str], str],
     replaced_keys: Sequence[str] = (),
+    kept_keys: frozenset[str] = frozenset(),
 ) -> MetadataUpdate:
     """The metadata-table records of a completed commit, deltacommit or replacecommit.
 
     `previous_base_files` maps (partition, file id) to the base file path a rewrite replaced,
     for the record index of copy-on-write rewrites that inserted or deleted keys;
-    `replaced_keys` are the keys of file groups an overwrite replaced.
+    `replaced_keys` are the keys of file groups an overwrite replaced; `kept_keys` are keys the
+    log deletes of the commit name that stay stored (deletes that lost under event-time ordering).
     """
     update = MetadataUpdate()
     written = [_written(stat) for stat in metadata.write_stats()]
@@ -134,7 +136,9 @@ def commit_update(
     # indexed when they committed: an entry from them could only undo a later write's.
     rewrites_in_place = metadata.compacted or metadata.operation_type in ("COMPACT", "LOG_COMPACT")
     if MetadataPartition.RECORD_INDEX in wants and not rewrites_in_place:
-        _record_index(storage, logs, instant_time, metadata, written, previous_base_files, replaced_keys, update)
+        _record_index(
+            storage, logs, instant_time, metadata, written, previous_base_files, replaced_keys, kept_keys, update
+        )
     return update
 
 
@@ -257,6 +261,7 @@ def _record_index(
     written: Sequence[WrittenFile],
     previous_base_files: Mapping[tuple[str, str], str],
     replaced_keys: Sequence[str],
+    kept_keys: frozenset[str],
     update: MetadataUpdate,
 ) -> None:
     located: dict[str, MetadataRecord] = {}
@@ -267,7 +272,7 @@ def _record_index(
             if contents.records is not None:
                 for key in contents.records.column(RECORD_KEY).to_pylist():
                     located[key] = location_record(file.partition, file.file_id, instant_time)
-            gone.update(contents.deleted_keys)
+            gone.update(key for key in contents.deleted_keys if key not in kept_keys)
             continue
         previous = previous_base_files.get((file.partition, file.file_id))
         if previous is not None and stat.num_inserts == 0 and stat.num_deletes == 0:

@@ -17,10 +17,13 @@ import posixpath
 import time
 from collections import defaultdict
 
+from hudi_core.errors import TimelineError
 from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_name
 from hudi_core.services.recorded_paths import planned_file, planned_partition, written_file
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
+from hudi_core.table.scan import TableScanner
+from hudi_core.table.state import TableState
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.instant import TABLE_SERVICE_ACTIONS, Action, Instant, State
 from hudi_core.timeline.schemas import ROLLBACK_METADATA, ROLLBACK_PLAN
@@ -51,6 +54,27 @@ def files_written_by(storage: Storage, timeline: Timeline, instant: Instant) -> 
         if storage.exists(path):
             by_partition[posixpath.dirname(path)].append(path)
     return dict(by_partition)
+
+
+def check_nothing_lost(storage: Storage, state: TableState, target: Instant) -> None:
+    """Refuses to roll back completed `target` when a file group it wrote would fall back to a
+    version the cleaner removed: the group's records would be gone (Hudi rolls back regardless,
+    apache/hudi#8654).
+
+    Raises:
+        TimelineError: naming the instants whose cleaned files the previous versions need.
+    """
+    timeline = state.timeline
+    metadata = timeline.commit_metadata(target)
+    groups = metadata.touched_file_groups()
+    groups |= {(p, f) for p, ids in metadata.partition_to_replace_file_ids.items() for f in ids}
+    before = [i for i in timeline.completed_data_instants() if i.requested_time != target.requested_time]
+    lost = TableScanner(storage, state.config, timeline, use_metadata=False).unavailable(before, groups)
+    if lost:
+        raise TimelineError(
+            f"rolling back {target.requested_time} would lose records: the cleaner removed the files of "
+            f"{', '.join(lost)} that the previous versions of its file groups need; restore a savepoint instead"
+        )
 
 
 def rollback_instant(

@@ -68,7 +68,7 @@ from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.schema.resolver import resolve_avro_schema
 from hudi_core.services.base import ServiceResult
 from hudi_core.services.pending import PendingServices, pending_services
-from hudi_core.services.rollback import resume_pending_rollbacks, rollback_instant
+from hudi_core.services.rollback import check_nothing_lost, resume_pending_rollbacks, rollback_instant
 from hudi_core.storage import Storage
 from hudi_core.table.create import PARTITION_METAFILE, write_partition_metafile
 from hudi_core.table.listing import FileListing, latest_slices
@@ -830,6 +830,7 @@ class WriteClient:
                         f"instant {instant_time} is not the latest completed write ({later[-1].requested_time} "
                         "is newer); restore to a savepoint instead"
                     )
+                check_nothing_lost(self._storage, state, target)
             elif not heartbeat_expired(self._storage, instant_time, heartbeat_ms, misses):
                 raise ConcurrentWriteError(f"instant {instant_time} is being written by a live writer")
             writer = data_timeline_writer(self._storage, timeline, configs)

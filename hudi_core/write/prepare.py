@@ -4,6 +4,8 @@ Everything here runs before an instant is requested, so a rejected batch leaves 
 it was. Checks: the data converts to writable Arrow types; the schema is an accepted evolution of the
 table's; record key fields are present and never null or empty; partition and ordering fields are
 present (ordering values never null); insert duplicates follow `hoodie.datasource.insert.dup.policy`.
+The delete operation keeps no ordering values: it deletes by key, whatever the stored records hold
+(a `_hoodie_is_deleted = true` row of an upsert is the delete that keeps its ordering value).
 """
 
 from __future__ import annotations
@@ -111,6 +113,10 @@ def prepare_batch(
         keygen.partition_paths(table) if not (deleting and global_index) else pa.nulls(table.num_rows, pa.string())
     )
     deleted = pa.repeat(True, table.num_rows) if deleting else _is_deleted(table)
+    if deleting and ordering_field in table.column_names:
+        # Hudi's delete operation deletes by key: its records carry no ordering value (Hudi's
+        # EmptyHoodieRecordPayload), so they win over any stored record, as under commit-time ordering.
+        table = table.drop_columns([ordering_field])
     rows = table.append_column(KEY, keys).append_column(PARTITION, partitions).append_column(DELETED, deleted)
     if dedup:
         group = KEY if global_index else "__hudi_write_group"

@@ -4,7 +4,10 @@
 * every `expected_queries` entry (projections, read-optimized, incremental windows) against its file;
 * for every completed instant recorded from hudi-rs: time travel to its requested time and the
   incremental read of its window return the recorded row counts, and the same rows as hudi 0.5.0
-  returns in this run; read-optimized reads equal hudi 0.5.0's too.
+  returns in this run; read-optimized reads equal hudi 0.5.0's too;
+* comparisons with hudi-rs cover every column it returns, the five `_hoodie_*` meta columns
+  included (the expected files leave them out); the snapshots of the tables whose zip ships Spark's
+  own read (`gold_data/`, meta columns included) equal it column for column.
 
 Where hudi 0.5.0 itself deviates from Spark, `HUDI_RS_DEVIATIONS` names the test and the reason;
 those tests compare with hudi-rs only what it gets right, and the Spark expected file decides.
@@ -16,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from hudi_core import HudiTable
+from hudi_core.schema.meta_fields import META_FIELDS
 from tests import hudi_rs
 from tests.corpus import (
     CorpusTable,
@@ -56,19 +61,21 @@ def test_corpus_is_complete() -> None:
     assert manifest()["count"] == len(TABLES) == 39
     assert len(QUERIES) == 98
     assert len(INSTANTS) == 118
+    assert len(SPARK_SNAPSHOTS) == 12
 
 
 @pytest.mark.parametrize("table", [_param(f"snapshot:{t.name}", t) for t in TABLES])
 def test_snapshot_equals_expected(table: CorpusTable, corpus_cache: Path) -> None:
     base = extract(table, corpus_cache)
     expected = table.expected_snapshot()
-    result = HudiTable(str(base)).read()
+    hudi_table = HudiTable(str(base))
+    result = hudi_table.read()
     assert result.num_rows == table.entry["expected_row_count"]
     columns = list(expected[0]) if expected else None
     assert as_multiset(normalize_rows(result, columns)) == as_multiset(expected)
     if columns is not None:
         assert data_columns(result.column_names) == columns
-    _same_rows(result, hudi_rs.snapshot(base))
+    _same_rows(hudi_table, result, hudi_rs.snapshot(base))
 
 
 def _query_columns(query: dict[str, Any]) -> list[str] | None:
@@ -87,16 +94,44 @@ def test_query_equals_expected(table: CorpusTable, query: dict[str, Any], corpus
     assert as_multiset(normalize_rows(result, query["columns"])) == as_multiset(expected)
 
 
-def _same_rows(ours: pa.Table, theirs: pa.Table, deviation: str | None = None) -> None:
-    ours_columns = data_columns(ours.column_names)
-    theirs_columns = data_columns(theirs.column_names)
-    assert set(theirs_columns) <= set(ours_columns), f"hudi-rs columns {theirs_columns} vs ours {ours_columns}"
+def _same_rows(table: HudiTable, ours: pa.Table, theirs: pa.Table, deviation: str | None = None) -> None:
+    """Ours equals hudi-rs's read in every column hudi-rs returns, meta columns included (hudi-rs
+    returns none for tables that do not populate them)."""
+    theirs_columns = theirs.column_names
+    if table.table_config.populate_meta_fields:
+        assert set(META_FIELDS) <= set(theirs_columns), f"hudi-rs returned no meta columns: {theirs_columns}"
+    assert set(theirs_columns) <= set(ours.column_names), (
+        f"hudi-rs columns {theirs_columns} vs ours {ours.column_names}"
+    )
     if deviation is not None:
         # Only the columns hudi-rs fills in are comparable.
         filled = [c for c in theirs_columns if theirs.column(c).null_count == 0]
         assert as_multiset(normalize_rows(ours, filled)) == as_multiset(normalize_rows(theirs, filled))
         return
     assert as_multiset(normalize_rows(ours, theirs_columns)) == as_multiset(normalize_rows(theirs, theirs_columns))
+
+
+# The quickstart_trips_table zips ship Spark's `SELECT *` of the table in `gold_data/`, except the
+# one Spark cannot read.
+SPARK_SNAPSHOTS = [
+    t
+    for t in TABLES
+    if t.name.startswith("quickstart_trips_table/")
+    and t.name != "quickstart_trips_table/mor/avro/table_hfile_log_block"
+]
+
+
+@pytest.mark.parametrize("table", [_param(f"spark_snapshot:{t.name}", t) for t in SPARK_SNAPSHOTS])
+def test_snapshot_equals_sparks_with_meta_columns(table: CorpusTable, corpus_cache: Path) -> None:
+    base = extract(table, corpus_cache)
+    files = sorted((base.parent / "gold_data").glob("*.parquet"))
+    assert files, f"no gold_data next to {base}"
+    spark = pa.concat_tables([pq.read_table(f) for f in files])
+    assert set(META_FIELDS) <= set(spark.column_names)
+    ours = HudiTable(str(base)).read()
+    assert ours.column_names == spark.column_names
+    columns = spark.column_names
+    assert as_multiset(normalize_rows(ours, columns)) == as_multiset(normalize_rows(spark, columns))
 
 
 def _window(instant: dict[str, Any]) -> tuple[str, str]:
@@ -107,9 +142,10 @@ def _window(instant: dict[str, Any]) -> tuple[str, str]:
 @pytest.mark.parametrize(("table", "instant"), [_param(f"as_of:{t.name}@{i['requested']}", t, i) for t, i in INSTANTS])
 def test_time_travel_matches_hudi_rs(table: CorpusTable, instant: dict[str, Any], corpus_cache: Path) -> None:
     base = extract(table, corpus_cache)
-    ours = HudiTable(str(base)).read(as_of=instant["requested"])
+    hudi_table = HudiTable(str(base))
+    ours = hudi_table.read(as_of=instant["requested"])
     assert ours.num_rows == instant["as_of_requested_rows"]
-    _same_rows(ours, hudi_rs.as_of(base, instant["requested"]))
+    _same_rows(hudi_table, ours, hudi_rs.as_of(base, instant["requested"]))
 
 
 @pytest.mark.parametrize(
@@ -118,15 +154,17 @@ def test_time_travel_matches_hudi_rs(table: CorpusTable, instant: dict[str, Any]
 def test_incremental_matches_hudi_rs(table: CorpusTable, instant: dict[str, Any], corpus_cache: Path) -> None:
     base = extract(table, corpus_cache)
     start, end = _window(instant)
-    ours = HudiTable(str(base)).read_incremental(start, end)
+    hudi_table = HudiTable(str(base))
+    ours = hudi_table.read_incremental(start, end)
     assert ours.num_rows == instant["incremental_rows"]
     test_id = f"incremental:{table.name}@{instant['requested']}"
-    _same_rows(ours, hudi_rs.incremental(base, start, end), HUDI_RS_DEVIATIONS.get(test_id))
+    _same_rows(hudi_table, ours, hudi_rs.incremental(base, start, end), HUDI_RS_DEVIATIONS.get(test_id))
 
 
 @pytest.mark.parametrize("table", [_param(f"read_optimized:{t.name}", t) for t in READ_OPTIMIZED])
 def test_read_optimized_matches_hudi_rs(table: CorpusTable, corpus_cache: Path) -> None:
     base = extract(table, corpus_cache)
-    ours = HudiTable(str(base)).read(options={"hoodie.datasource.query.type": "read_optimized"})
+    hudi_table = HudiTable(str(base))
+    ours = hudi_table.read(options={"hoodie.datasource.query.type": "read_optimized"})
     assert ours.num_rows == table.entry["hudi_rs_read"]["read_optimized_rows"]
-    _same_rows(ours, hudi_rs.read_optimized(base))
+    _same_rows(hudi_table, ours, hudi_rs.read_optimized(base))

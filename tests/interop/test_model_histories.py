@@ -19,6 +19,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import HudiTable
+from hudi_core.schema.meta_fields import COMMIT_TIME, META_FIELDS, PARTITION_PATH, RECORD_KEY
 from tests import hudi_rs
 from tests.model import TableModel, canonical, table_rows
 
@@ -36,6 +37,7 @@ SCHEMA = pa.schema(
     ]
 )
 COLUMNS = SCHEMA.names
+WITH_COMMIT = [*COLUMNS, "_commit"]  # the model's commit of each record: its `_hoodie_commit_time`
 CITIES = ["sf", "nyc", "chennai"]
 
 CASES = [
@@ -88,6 +90,19 @@ def _check(ours: pa.Table, theirs: pa.Table | None, expected: list[dict[str, Any
     assert canonical(table_rows(ours, COLUMNS)) == canonical(expected), f"ours vs model: {what}"
     if theirs is not None:
         assert canonical(table_rows(theirs, COLUMNS)) == canonical(expected), f"hudi-rs vs model: {what}"
+        assert canonical(table_rows(theirs, META_FIELDS)) == canonical(table_rows(ours, META_FIELDS)), (
+            f"hudi-rs vs ours, meta columns: {what}"
+        )
+
+
+def _check_meta(ours: pa.Table, expected: list[dict[str, Any]], partitioned: bool, what: str) -> None:
+    """Each record's key, partition path and commit time are the ones the model gives it."""
+    meta = [COMMIT_TIME, RECORD_KEY, PARTITION_PATH]
+    model = [
+        {COMMIT_TIME: r["_commit"], RECORD_KEY: r["id"], PARTITION_PATH: r["city"] if partitioned else ""}
+        for r in expected
+    ]
+    assert canonical(table_rows(ours, meta)) == canonical(model), f"meta columns vs model: {what}"
 
 
 @pytest.mark.parametrize(("table_type", "index", "partitioned", "event_time"), CASES)
@@ -125,7 +140,9 @@ def test_random_history_ours_and_hudi_rs_equal_model(
             model.insert_overwrite(result_rows, result.instant_time, result.completion_time, whole_table=False)
         else:
             raise AssertionError(kind)
-        _check(table.read(), hudi_rs.snapshot(path), model.snapshot(COLUMNS), f"snapshot after {kind}")
+        ours = table.read()
+        _check(ours, hudi_rs.snapshot(path), model.snapshot(COLUMNS), f"snapshot after {kind}")
+        _check_meta(ours, model.snapshot(WITH_COMMIT), partitioned, f"snapshot after {kind}")
 
     ts = 100
     apply(history.fresh(30, ts), "bulk_insert")
@@ -151,12 +168,10 @@ def test_random_history_ours_and_hudi_rs_equal_model(
             apply(rows, "insert_overwrite")
 
     for commit in model.commits:
-        _check(
-            table.read(as_of=commit.instant),
-            hudi_rs.as_of(path, commit.instant),
-            model.as_of(commit.instant, COLUMNS),
-            f"time travel to {commit.instant}",
-        )
+        ours = table.read(as_of=commit.instant)
+        what = f"time travel to {commit.instant}"
+        _check(ours, hudi_rs.as_of(path, commit.instant), model.as_of(commit.instant, COLUMNS), what)
+        _check_meta(ours, model.as_of(commit.instant, WITH_COMMIT), partitioned, what)
     # hudi 0.5.0's Merge-on-Read incremental reads return a window's log records without merging
     # them with older versions, so a late record that lost under event-time ordering still shows;
     # Hudi's Spark reader merges first (the model's semantics). Only ours is compared there.
@@ -164,10 +179,13 @@ def test_random_history_ours_and_hudi_rs_equal_model(
     previous = "00000000000000000"
     for commit in model.commits:
         assert commit.completion is not None
+        ours = table.read_incremental(previous, commit.completion)
+        what = f"incremental ({previous}, {commit.completion}]"
         _check(
-            table.read_incremental(previous, commit.completion),
+            ours,
             hudi_rs.incremental(path, previous, commit.completion) if hudi_rs_incremental_comparable else None,
             model.incremental(previous, commit.completion, COLUMNS),
-            f"incremental ({previous}, {commit.completion}]",
+            what,
         )
+        _check_meta(ours, model.incremental(previous, commit.completion, WITH_COMMIT), partitioned, what)
         previous = commit.completion

@@ -46,7 +46,8 @@ ALL_PARTITIONS = {
     "hoodie.clean.commits.retained": "2",
 }
 CITIES = ("sf", "nyc", "la")
-CLEAN_VERSIONS = {"hoodie.clean.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.clean.fileversions.retained": "1"}
+# Two versions: the one before the latest stays, so the latest commit can still be rolled back.
+CLEAN_VERSIONS = {"hoodie.clean.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.clean.fileversions.retained": "2"}
 
 
 def _rows(ids: range | list[int], ts: int, city: str | None = None) -> list[dict[str, Any]]:
@@ -75,9 +76,10 @@ class History:
             {"hoodie.datasource.write.hive_style_partitioning": "true"},
         )
 
-    def upsert(self, rows: list[dict[str, Any]], operation: str = "upsert") -> None:
+    def upsert(self, rows: list[dict[str, Any]], operation: str = "upsert") -> str:
         result = getattr(self.table, operation)(_arrow(rows), self.options)
         self.model.upsert(rows, result.instant_time, result.completion_time)
+        return str(result.instant_time)
 
     def delete(self, rows: list[dict[str, Any]]) -> None:
         result = self.table.delete(_arrow(rows), self.options)
@@ -95,14 +97,6 @@ class History:
 
 def _row_set(table: pa.Table) -> set[tuple[Any, ...]]:
     return {tuple(row[c] for c in COLUMNS) for row in table.select(COLUMNS).to_pylist()}
-
-
-def _reload_model(history: History) -> None:
-    """After operations the model does not mirror (overwrites, restores): the model becomes the read."""
-    rows = HudiTable(str(history.base)).read().select(COLUMNS).to_pylist()
-    history.model = TableModel("id", lambda row: f"city={row['city']}", "ts")
-    if rows:
-        history.model.upsert(rows, "0", "0")
 
 
 # ---- every write operation and service ----------------------------------------------------------
@@ -136,8 +130,7 @@ def test_history_of_every_operation_keeps_metadata_in_sync(table_type: str, tmp_
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_history_of_every_service_keeps_metadata_in_sync(table_type: str, tmp_path: Path) -> None:
     history = History(tmp_path / "t", table_type)
-    history.upsert(_rows(range(24), 1), "bulk_insert")
-    savepoint = HudiTable(str(history.base)).timeline.completed_data_instants()[-1].requested_time
+    savepoint = history.upsert(_rows(range(24), 1), "bulk_insert")
     history.table.savepoint(savepoint, options=history.options)
     for ts in range(2, 5):
         history.upsert(_rows(range(ts, ts + 8), ts))
@@ -150,19 +143,19 @@ def test_history_of_every_service_keeps_metadata_in_sync(table_type: str, tmp_pa
     clustering = {"hoodie.clustering.plan.strategy.small.file.limit": str(10 * 1024 * 1024)}
     assert history.table.cluster(options=history.options | clustering)
     history.check("clustering")
-    history.upsert(_rows(range(5), 7))
+    last = history.upsert(_rows(range(5), 7))
     history.check("upsert after clustering")
     history.table.clean(options=history.options | CLEAN_VERSIONS)  # inline cleaning may have run already
     assert any(i.action.value == "clean" for i in HudiTable(str(history.base)).timeline.completed())
     history.check("clean")
     history.table.archive(options=history.options | {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3"})
     history.check("archive")
-    last = HudiTable(str(history.base)).timeline.completed_data_instants()[-1].requested_time
+    assert HudiTable(str(history.base)).timeline.completed_data_instants()[-1].requested_time == last
     history.table.rollback(last)
-    _reload_model(history)
+    history.model.rollback(last)
     history.check("rollback of the latest commit")
     history.table.restore(savepoint, history.options)
-    _reload_model(history)
+    history.model.restore(savepoint)
     history.check("restore")
     history.upsert(_rows(range(50, 55), 9))
     history.check("upsert after restore")

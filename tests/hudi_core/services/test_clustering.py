@@ -33,12 +33,22 @@ def _batch(rng: random.Random, first: int, count: int) -> pa.Table:
     )
 
 
+def _initial_batches(files: int) -> list[pa.Table]:
+    rng = random.Random(7)
+    return [_batch(rng, n * 2000, 2000) for n in range(files)]
+
+
 def _loaded(path: Path, table_type: str = "COPY_ON_WRITE", files: int = 12) -> HudiTable:
     table = HudiTable.create(str(path), SCHEMA, "clustering", ["id"], ["p"], None, table_type)
-    rng = random.Random(7)
-    for n in range(files):
-        table.bulk_insert(_batch(rng, n * 2000, 2000))
+    for batch in _initial_batches(files):
+        table.bulk_insert(batch)
     return table
+
+
+def _content(batches: list[pa.Table]) -> list[tuple[Any, ...]]:
+    """The rows the batches leave, written in order (no ordering field: the latest write of an id wins)."""
+    rows = {row["id"]: row for batch in batches for row in batch.to_pylist()}
+    return canonical(list(rows.values()))
 
 
 def _options(layout: str, target_bytes: int) -> dict[str, str]:
@@ -51,8 +61,9 @@ def _options(layout: str, target_bytes: int) -> dict[str, str]:
 
 def test_clustering_plan_commit_and_content(tmp_path: Path) -> None:
     table = _loaded(tmp_path / "t", "MERGE_ON_READ", files=4)
-    table.upsert(_batch(random.Random(1), 0, 50))  # logs on one file group: clustering merges them
-    before = canonical(table_rows(table.read(), COLUMNS))
+    updates = _batch(random.Random(1), 0, 50)
+    table.upsert(updates)  # logs on one file group: clustering merges them
+    assert canonical(table_rows(table.read(), COLUMNS)) == _content([*_initial_batches(4), updates])
     sizes = {s.file_id: s.base_file_size for s in table.file_slices()}
     target = sum(sizes.values()) // 2 + 1
     instant = table.schedule_clustering(_options("linear", target))
@@ -73,8 +84,10 @@ def test_clustering_plan_commit_and_content(tmp_path: Path) -> None:
     clustered = group["slices"][0]["fileId"]
     with pytest.raises(WriteConflictError, match=clustered):
         table.upsert(table.read(filters=[("_hoodie_file_name", ">=", clustered)]).select(COLUMNS).slice(0, 1))
-    table.insert(_batch(random.Random(2), 90_000, 10))
-    before = canonical(table_rows(table.read(), COLUMNS))
+    inserts = _batch(random.Random(2), 90_000, 10)
+    table.insert(inserts)
+    before = _content([*_initial_batches(4), updates, inserts])
+    assert canonical(table_rows(table.read(), COLUMNS)) == before
 
     result = table.cluster(instant)
     assert result is not None and result["file_groups_replaced"] == 4 and result["files_written"] == 2

@@ -41,6 +41,15 @@ def _table(path: Path, options: dict[str, str] | None = None) -> HudiTable:
     return table
 
 
+def _content(rows: dict[int, tuple[int, str]]) -> list[tuple[Any, ...]]:
+    """Expected rows, id -> (ts, name), in the canonical form of `_rows`' records."""
+    return canonical([{"id": i, "name": n, "ts": ts, "p": "x" if i % 2 else "y"} for i, (ts, n) in rows.items()])
+
+
+# What `_table` writes: ids 0-9 (ts 1), 1-3 updated (ts 2), 4 deleted.
+TABLE_CONTENT = {i: (2, f"u{i}") if i in (1, 2, 3) else (1, f"v{i}") for i in range(10) if i != 4}
+
+
 def _record(path: str) -> dict[str, Any]:
     with open(path, "rb") as f:
         record: dict[str, Any] = next(iter(fastavro.reader(f)))
@@ -49,7 +58,8 @@ def _record(path: str) -> dict[str, Any]:
 
 def test_compaction_plan_and_commit_have_hudis_shape(tmp_path: Path) -> None:
     table = _table(tmp_path / "t")
-    before = canonical(table_rows(table.read(), COLUMNS))
+    before = _content(TABLE_CONTENT)
+    assert canonical(table_rows(table.read(), COLUMNS)) == before
     instant = table.schedule_compaction()
     assert instant is not None
     plan = _record(str(tmp_path / f"t/.hoodie/timeline/{instant}.compaction.requested"))
@@ -92,7 +102,8 @@ def test_writes_during_a_pending_compaction_land_in_the_next_slice(tmp_path: Pat
     instant = table.schedule_compaction()
     assert instant is not None
     table.upsert(_rows([1, 5], 9, "late"), NO_PACKING)  # after the plan, before the compaction runs
-    expected = canonical(table_rows(table.read(), COLUMNS))
+    expected = _content({**TABLE_CONTENT, 1: (9, "late1"), 5: (9, "late5")})
+    assert canonical(table_rows(table.read(), COLUMNS)) == expected
     table.compact(instant)
     after = table.read()
     assert canonical(table_rows(after, COLUMNS)) == expected
@@ -139,7 +150,8 @@ def test_log_compaction_merges_blocks_and_readers_agree(tmp_path: Path) -> None:
     for ts in range(2, 7):
         table.upsert(_rows([1, 3], ts, f"u{ts}"), NO_PACKING)
     table.delete(_rows([5], 10))
-    expected = canonical(table_rows(table.read(), COLUMNS))
+    expected = _content({1: (6, "u61"), 3: (6, "u63"), 7: (1, "v7")})
+    assert canonical(table_rows(table.read(), COLUMNS)) == expected
     result = table.log_compact(options={"hoodie.log.compaction.blocks.threshold": "4"})
     assert result is not None and result.action == "logcompaction"
     completed = glob.glob(str(tmp_path / f"t/.hoodie/timeline/{result.instant_time}_*.deltacommit"))

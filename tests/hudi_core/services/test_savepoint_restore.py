@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import ConcurrentWriteError, HudiConfigError, HudiError, HudiTable
+from hudi_core.errors import TimelineError
 from tests import hudi_rs
 from tests.model import canonical, table_rows
 
@@ -34,7 +35,9 @@ def test_restore_returns_exactly_the_savepointed_rows(table_type: str, tmp_path:
     table = HudiTable.create(str(path), SCHEMA, "restore", ["id"], ["p"], None, table_type)
     table.insert(_rows([1, 2, 3, 4], 0))
     saved = table.upsert(_rows([1, 2, 5], 1))
-    expected = canonical(table_rows(table.read(), COLUMNS))
+    kept = {1: 1, 2: 1, 3: 0, 4: 0, 5: 1}  # id -> v as of the savepoint (no ordering field: the latest write)
+    expected = canonical([{"id": i, "v": v, "p": "a" if i % 2 else "b"} for i, v in kept.items()])
+    assert canonical(table_rows(table.read(), COLUMNS)) == expected
     result = table.savepoint(saved.instant_time, user="ops", comment="before the backfill")
     assert result.instant_time == saved.instant_time
     (completed,) = glob.glob(str(path / f".hoodie/timeline/{saved.instant_time}_*.savepoint"))
@@ -105,3 +108,26 @@ def test_pending_restore_blocks_writes(tmp_path: Path) -> None:
         table.upsert(_rows([2], 2))
     (timeline_dir / "29990101000000000.restore.requested").unlink()
     table.upsert(_rows([2], 2))
+
+
+@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+def test_rollback_refuses_to_expose_file_versions_the_cleaner_removed(table_type: str, tmp_path: Path) -> None:
+    """Rolling back the latest commit returns each file group it rewrote to its previous version;
+    once the cleaner removed that version, the rollback would drop the group's records."""
+    table = HudiTable.create(str(tmp_path / "t"), SCHEMA, "restore", ["id"], ["p"], None, table_type)
+    table.insert(_rows([1, 2, 3, 4], 0))
+    latest = table.upsert(_rows([1, 2], 1)).instant_time
+    if table_type == "MERGE_ON_READ":  # the upsert went to logs: the compaction writes new versions
+        compaction = table.compact()
+        assert compaction is not None and compaction.instant_time is not None
+        latest = compaction.instant_time
+    table.clean({"hoodie.clean.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.clean.fileversions.retained": "1"})
+    expected = [{"id": 1, "v": 1, "p": "a"}, {"id": 2, "v": 1, "p": "b"}, {"id": 3, "v": 0, "p": "a"}]
+    expected.append({"id": 4, "v": 0, "p": "b"})
+    instants = [(i.requested_time, i.action, i.state) for i in table.timeline.instants()]
+
+    with pytest.raises(TimelineError, match=f"rolling back {latest} would lose records: the cleaner removed"):
+        table.rollback(latest)
+
+    assert canonical(table_rows(table.read(), COLUMNS)) == canonical(expected)
+    assert [(i.requested_time, i.action, i.state) for i in table.timeline.instants()] == instants

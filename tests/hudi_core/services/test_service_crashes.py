@@ -64,46 +64,61 @@ def _history(path: Path, table_type: str) -> HudiTable:
     return table
 
 
-def _compaction(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
-    return _history(path, table_type), "compact", [None]
+def _content(upserts: int = 5, later: tuple[int, ...] = ()) -> list[tuple[Any, ...]]:
+    """What `_history` leaves after its insert and first `upserts` upserts, then upserts of ids 1-4
+    with each v of `later` (no ordering field: the latest write of an id wins)."""
+    rows = dict.fromkeys(range(8), 0)
+    for v in range(1, upserts + 1):
+        rows.update(dict.fromkeys((1, 2, 3, 4, 10 + v), v))
+    for v in later:
+        rows.update(dict.fromkeys((1, 2, 3, 4), v))
+    return canonical([{"id": i, "v": v, "p": "a" if i % 2 else "b"} for i, v in rows.items()])
 
 
-def _log_compaction(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
-    return _history(path, table_type), "log_compact", [None]
+Setup = tuple[HudiTable, str, list[Any], list[tuple[Any, ...]]]
 
 
-def _clustering(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
-    return _history(path, table_type), "cluster", [None]
+def _compaction(path: Path, table_type: str) -> Setup:
+    return _history(path, table_type), "compact", [None], _content()
 
 
-def _clean(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
+def _log_compaction(path: Path, table_type: str) -> Setup:
+    return _history(path, table_type), "log_compact", [None], _content()
+
+
+def _clustering(path: Path, table_type: str) -> Setup:
+    return _history(path, table_type), "cluster", [None], _content()
+
+
+def _clean(path: Path, table_type: str) -> Setup:
     table = _history(path, table_type)
     if table_type == "MERGE_ON_READ":  # slices become cleanable once a compaction started new ones
         table.compact(None, SERVICE_OPTIONS)
         for v in (6, 7):
             table.upsert(_rows([1, 2, 3, 4], v), FAST)
-    return table, "clean", []
+        return table, "clean", [], _content(later=(6, 7))
+    return table, "clean", [], _content()
 
 
-def _archive(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
+def _archive(path: Path, table_type: str) -> Setup:
     table = _history(path, table_type)
     table.clean(SERVICE_OPTIONS)
-    return table, "archive", []
+    return table, "archive", [], _content()
 
 
-def _savepoint(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
+def _savepoint(path: Path, table_type: str) -> Setup:
     table = _history(path, table_type)
-    return table, "savepoint", [table.timeline.completed_data_instants()[-1].requested_time]
+    return table, "savepoint", [table.timeline.completed_data_instants()[-1].requested_time], _content()
 
 
-def _restore(path: Path, table_type: str) -> tuple[HudiTable, str, list[Any]]:
+def _restore(path: Path, table_type: str) -> Setup:
     table = _history(path, table_type)
-    saved = table.timeline.completed_data_instants()[2].requested_time
+    saved = table.timeline.completed_data_instants()[2].requested_time  # the insert and two upserts
     table.savepoint(saved)
-    return table, "restore", [saved]
+    return table, "restore", [saved], _content(upserts=2)
 
 
-SETUPS: dict[str, Callable[[Path, str], tuple[HudiTable, str, list[Any]]]] = {
+SETUPS: dict[str, Callable[[Path, str], Setup]] = {
     "compaction": _compaction,
     "logcompaction": _log_compaction,
     "clustering": _clustering,
@@ -141,11 +156,11 @@ def _run(path: Path, method: str, args: list[Any], crash_at: str | None) -> subp
 @pytest.mark.parametrize(("point", "table_type"), CASES)
 def test_service_crash_then_rerun(point: str, table_type: str, tmp_path: Path) -> None:
     path = tmp_path / "t"
-    table, method, args = SETUPS[point.split(".", maxsplit=1)[0]](path, table_type)
+    table, method, args, expected = SETUPS[point.split(".", maxsplit=1)[0]](path, table_type)
     if method == "restore":
-        expected = canonical(table_rows(table.read(as_of=args[0]), COLUMNS))
+        assert canonical(table_rows(table.read(as_of=args[0]), COLUMNS)) == expected
     else:
-        expected = canonical(table_rows(table.read(), COLUMNS))
+        assert canonical(table_rows(table.read(), COLUMNS)) == expected
     crashed = _run(path, method, args, point)
     assert crashed.returncode == -signal.SIGKILL, f"no crash at {point}: {crashed.returncode} {crashed.stderr}"
     if method != "restore":  # mid-restore the table is half restored; writers are refused
