@@ -1,18 +1,20 @@
 """What every table service shares: its options, the table lock, heartbeats, results.
 
-A service plans under the table lock (so a plan never races a writer's commit), executes without
-it (writers keep writing: a compaction's new slice takes their later logs), and finalizes under
-the lock again. While it executes, its instant's heartbeat is fresh; a later run that finds the
-instant inflight with a stale heartbeat deletes the partial files and runs the plan again.
+A service plans under the table lock (so a plan never races a writer's commit). Under optimistic
+concurrency it executes without the lock (writers keep writing: a compaction's new slice takes
+their later logs) and finalizes under it again; with one writer at a time it holds the lock from
+turning the plan inflight until it completes (see `ServiceContext.executing`). While it executes,
+its instant's heartbeat is fresh; a later run that finds the instant inflight with a stale
+heartbeat deletes the partial files and runs the plan again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 
-from hudi_core.concurrency import table_lock
+from hudi_core.concurrency import is_optimistic, table_lock
 from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import ConcurrentWriteError
@@ -67,6 +69,23 @@ class ServiceContext:
         """Holds the table lock of the configured concurrency mode; yields the table state loaded under it."""
         with table_lock(self.storage, self.configs, purpose):
             yield self.state()
+
+    @contextmanager
+    def executing(self, purpose: str) -> Iterator[Callable[[str], AbstractContextManager[TableState]]]:
+        """The locking of executing a plan: yields the lock of each step (turning the plan inflight,
+        completing it), a function of the step's purpose yielding the table state loaded under it.
+
+        Optimistic concurrency: each step takes the lock, waiting for it as the lock options say.
+        One writer at a time (the storage lock, never waited for): a writer taking the lock while
+        the plan executes would make its completion fail, and the next run roll the finished work
+        back and redo it. So the lock is taken once, before the plan turns inflight, and held until
+        it completes; when it cannot be taken, the plan stays requested for the next run.
+        """
+        if is_optimistic(self.configs):
+            yield self.locked
+            return
+        with table_lock(self.storage, self.configs, purpose):
+            yield lambda _step: nullcontext(self.state())
 
     def heartbeat(self, instant_time: str) -> InstantHeartbeat:
         return InstantHeartbeat(self.storage, instant_time, self.heartbeat_ms)

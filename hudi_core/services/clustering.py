@@ -321,8 +321,8 @@ def _execute(
     executor: Callable[[Callable[[_Task], list[WriteStat]], Sequence[_Task]], list[list[WriteStat]]],
 ) -> ServiceResult:
     storage = ctx.storage
-    with ctx.heartbeat(instant.requested_time):
-        with ctx.locked("execute clustering") as state:
+    with ctx.heartbeat(instant.requested_time), ctx.executing(f"clustering {instant.requested_time}") as step:
+        with step("execute clustering") as state:
             requested = read_plan(storage, state.timeline, instant, Action.CLUSTERING)
             inflight = ctx.writer(state).to_inflight(instant)
         crash.crash_point("clustering.after_inflight")
@@ -361,7 +361,7 @@ def _execute(
         replaced: dict[str, list[str]] = {}
         for piece in clustering_slices(requested):
             replaced.setdefault(piece.get("partitionPath") or "", []).append(str(piece["fileId"]))
-        with ctx.locked("complete clustering") as state:
+        with step("complete clustering") as state:
             extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}
             record = commit_metadata_record(stats, "CLUSTER", extra, replaced)
             completed = ctx.writer(state).complete(inflight, encode_avro_container(REPLACE_COMMIT_METADATA, record))

@@ -388,8 +388,11 @@ def _execute(
     storage = ctx.storage
     # The heartbeat beats before the instant turns inflight: an inflight instant without a fresh
     # heartbeat is an abandoned one.
-    with ctx.heartbeat(instant.requested_time):
-        with ctx.locked(f"execute {kind.action.value}") as state:
+    with (
+        ctx.heartbeat(instant.requested_time),
+        ctx.executing(f"{kind.action.value} {instant.requested_time}") as step,
+    ):
+        with step(f"execute {kind.action.value}") as state:
             plan = read_plan(storage, state.timeline, instant, kind.action)
             inflight = ctx.writer(state).to_inflight(instant)
         crash.crash_point(f"{kind.crash_prefix}.after_inflight")
@@ -403,7 +406,7 @@ def _execute(
         tasks = [_Task(context, request, op, index) for index, op in enumerate(operations)]
         stats = executor(compact_file_group if kind is COMPACTION else log_compact_file_group, tasks)
         crash.crash_point(f"{kind.crash_prefix}.after_files")
-        with ctx.locked(f"complete {kind.action.value}") as state:
+        with step(f"complete {kind.action.value}") as state:
             extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}
             record = commit_metadata_record(stats, kind.operation_type, extra, compacted=kind.compacted)
             completed = ctx.writer(state).complete(inflight, encode_avro_container(COMMIT_METADATA, record))
