@@ -299,6 +299,15 @@ def run_clustering(
     executor: Callable[[Callable[[_Task], list[WriteStat]], Sequence[_Task]], list[list[WriteStat]]] | None = None,
 ) -> ServiceResult | None:
     """Executes a pending clustering (the given one, else the earliest; else schedules one first)."""
+    with ctx.run("clustering"):
+        return _run(ctx, instant_time, executor or (lambda func, tasks: list(ordered_map(func, tasks))))
+
+
+def _run(
+    ctx: ServiceContext,
+    instant_time: str | None,
+    executor: Callable[[Callable[[_Task], list[WriteStat]], Sequence[_Task]], list[list[WriteStat]]],
+) -> ServiceResult | None:
     with ctx.locked("start clustering") as state:
         check_writable(state.config, ctx.storage.base_uri)
         timeline = state.timeline
@@ -312,7 +321,7 @@ def run_clustering(
         instant = schedule_clustering(ctx)
         if instant is None:
             return None
-    return _execute(ctx, instant, executor or (lambda func, tasks: list(ordered_map(func, tasks))))
+    return _execute(ctx, instant, executor)
 
 
 def _execute(
@@ -321,8 +330,8 @@ def _execute(
     executor: Callable[[Callable[[_Task], list[WriteStat]], Sequence[_Task]], list[list[WriteStat]]],
 ) -> ServiceResult:
     storage = ctx.storage
-    with ctx.heartbeat(instant.requested_time), ctx.executing(f"clustering {instant.requested_time}") as step:
-        with step("execute clustering") as state:
+    with ctx.heartbeat(instant.requested_time):
+        with ctx.locked("execute clustering") as state:
             requested = read_plan(storage, state.timeline, instant, Action.CLUSTERING)
             inflight = ctx.writer(state).to_inflight(instant)
         crash.crash_point("clustering.after_inflight")
@@ -361,7 +370,7 @@ def _execute(
         replaced: dict[str, list[str]] = {}
         for piece in clustering_slices(requested):
             replaced.setdefault(piece.get("partitionPath") or "", []).append(str(piece["fileId"]))
-        with step("complete clustering") as state:
+        with ctx.locked("complete clustering") as state:
             extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}
             record = commit_metadata_record(stats, "CLUSTER", extra, replaced)
             completed = ctx.writer(state).complete(inflight, encode_avro_container(REPLACE_COMMIT_METADATA, record))

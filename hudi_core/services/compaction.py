@@ -353,6 +353,16 @@ def run_compaction(
 
     Returns None when there was nothing to compact.
     """
+    with ctx.run(kind.action.value):
+        return _run(ctx, instant_time, kind, executor or _arrow_executor)
+
+
+def _run(
+    ctx: ServiceContext,
+    instant_time: str | None,
+    kind: _Kind,
+    executor: Callable[[Callable[[_Task], WriteStat], Sequence[_Task]], list[WriteStat]],
+) -> ServiceResult | None:
     with ctx.locked(f"start {kind.action.value}") as state:
         _check_merge_on_read(ctx, state)
         instant = _pending(state, instant_time, kind)
@@ -364,7 +374,7 @@ def run_compaction(
         instant = schedule_compaction(ctx, kind)
         if instant is None:
             return None
-    return _execute(ctx, instant, kind, executor or _arrow_executor)
+    return _execute(ctx, instant, kind, executor)
 
 
 def _pending(state: TableState, instant_time: str | None, kind: _Kind) -> Instant | None:
@@ -388,11 +398,8 @@ def _execute(
     storage = ctx.storage
     # The heartbeat beats before the instant turns inflight: an inflight instant without a fresh
     # heartbeat is an abandoned one.
-    with (
-        ctx.heartbeat(instant.requested_time),
-        ctx.executing(f"{kind.action.value} {instant.requested_time}") as step,
-    ):
-        with step(f"execute {kind.action.value}") as state:
+    with ctx.heartbeat(instant.requested_time):
+        with ctx.locked(f"execute {kind.action.value}") as state:
             plan = read_plan(storage, state.timeline, instant, kind.action)
             inflight = ctx.writer(state).to_inflight(instant)
         crash.crash_point(f"{kind.crash_prefix}.after_inflight")
@@ -406,7 +413,7 @@ def _execute(
         tasks = [_Task(context, request, op, index) for index, op in enumerate(operations)]
         stats = executor(compact_file_group if kind is COMPACTION else log_compact_file_group, tasks)
         crash.crash_point(f"{kind.crash_prefix}.after_files")
-        with step(f"complete {kind.action.value}") as state:
+        with ctx.locked(f"complete {kind.action.value}") as state:
             extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}
             record = commit_metadata_record(stats, kind.operation_type, extra, compacted=kind.compacted)
             completed = ctx.writer(state).complete(inflight, encode_avro_container(COMMIT_METADATA, record))

@@ -1,6 +1,8 @@
 """Two writer processes on one Merge-on-Read table without optimistic concurrency (one writer at a
 time, by the table lock), with inline compaction or clustering: a service never starts work it
-cannot commit, so every plan is executed once and nothing it wrote is rolled back and written again."""
+cannot commit, so every plan is executed once and nothing it wrote is rolled back and written again;
+and no writer finds a clustering plan pending between its scheduling and its execution (its updates
+would be refused)."""
 
 from __future__ import annotations
 
@@ -39,8 +41,13 @@ def run_writers(path: Path, options: dict[str, str], tmp: Path) -> list[dict[str
         subprocess.Popen([*command, writer, str(WRITES), str(out), json.dumps(options)], env=env, cwd=REPO_ROOT)
         for writer in WRITERS
     ]
-    for process in processes:
-        assert process.wait(timeout=600) == 0
+    try:
+        codes = [process.wait(timeout=600) for process in processes]
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+    assert codes == [0] * len(WRITERS), "a writer failed (its error is above)"
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
