@@ -9,7 +9,8 @@ file group it wrote or replaced: its files were based on a slice that is no long
 Writers that only add new file groups never conflict with each other, unless the optional key-overlap
 check (seed 001's third rule, `hoodie.write.concurrency.check.key.overlap`) is on: then a writer
 also loses if a concurrent action wrote any record key it wrote, which stops two concurrent inserts
-of the same new key from storing it twice.
+of the same new key from storing it twice. A writer whose own instant is no longer pending (another
+writer took it for a dead one and rolled it back) loses too.
 """
 
 from __future__ import annotations
@@ -96,6 +97,15 @@ def check_write_conflicts(
         mine: the file groups it wrote or replaced.
         my_files: the files it wrote (relative paths) when record keys must not overlap either.
     """
+    own = timeline.find(instant_time)
+    if own is None or own.is_completed:
+        # Its heartbeat looked stale to another writer (a starved heartbeat thread, a paused
+        # process), which rolled it back: completing it now would publish files that are gone.
+        raise WriteConflictError(
+            f"write {instant_time} is no longer pending: another writer rolled it back, taking it for a dead "
+            "write (its heartbeat was older than hoodie.client.heartbeat.interval_in_ms x "
+            "hoodie.client.heartbeat.tolerable.misses); nothing of it remains and it is safe to retry"
+        )
     if not mine:
         return
     concurrent_writes: list[Instant] = []

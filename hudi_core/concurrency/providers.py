@@ -6,24 +6,23 @@ A provider guards one table. `try_lock(timeout_s)` waits at most that long; the 
 * `InProcessLockProvider`: a lock per table path shared by every writer of this process (threads).
 * `FileSystemBasedLockProvider`: the file `<hoodie.write.lock.filesystem.path or .hoodie>/lock`
   created atomically, as Hudi's provider does; it counts as abandoned once older than
-  `hoodie.write.lock.filesystem.expire` minutes (0: never) or, when it names a process of this host
-  that no longer runs, at once. Needs a file system with atomic create (local here).
+  `hoodie.write.lock.filesystem.expire` minutes (0: never) or, when it names a process of this
+  machine that no longer runs (:mod:`hudi_core.write.process_identity`), at once. Needs a file
+  system with atomic create (local here).
 * `ZookeeperBasedLockProvider`: see :mod:`hudi_core.concurrency.zookeeper`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import posixpath
-import socket
 import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
 from typing import Any
 
-from hudi_core.concurrency.storage_lock import holder_died, remove_stale_lock
+from hudi_core.concurrency.storage_lock import holder_died, holder_record, remove_stale_lock
 from hudi_core.errors import HudiStorageError
 from hudi_core.storage import Storage
 
@@ -91,7 +90,7 @@ class FileSystemLockProvider(LockProvider):
         self._held = False
 
     def _content(self) -> bytes:
-        holder = {"host": socket.gethostname(), "pid": os.getpid(), "thread": threading.current_thread().name}
+        holder = {**holder_record(), "thread": threading.current_thread().name}
         record = {"owner": self._owner, "created": int(time.time() * 1000), "holder": holder}
         return json.dumps(record).encode("utf-8")
 

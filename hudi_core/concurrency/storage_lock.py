@@ -2,11 +2,13 @@
 
 The lock is the file `.hoodie/.locks/table_lock.json` (Hudi 1.0.2's storage-based lock layout)
 created with create-if-absent and holding its owner and an expiration the holder keeps pushing
-forward. A lock whose expiration passed belongs to a dead process: the next writer takes it over
-by renaming it aside (only one renamer can win) before creating its own. Object stores cannot
-rename atomically: there the takeover, the refresh and the release are conditional on the ETag the
-lock had when it was read (`If-Match`), so of two writers taking over one expired lock only one
-succeeds, and a holder whose lock was taken over cannot refresh or delete the new holder's lock.
+forward, and naming the process that holds it (:mod:`hudi_core.write.process_identity`). A lock
+whose expiration passed belongs to a dead process, and so does one whose holder was a process of
+this machine that no longer runs: the next writer takes it over by renaming it aside (only one
+renamer can win) before creating its own. Object stores cannot rename atomically: there the
+takeover, the refresh and the release are conditional on the ETag the lock had when it was read
+(`If-Match`), so of two writers taking over one expired lock only one succeeds, and a holder whose
+lock was taken over cannot refresh or delete the new holder's lock.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 from hudi_core.errors import ConcurrentWriteError, HudiStorageError
 from hudi_core.storage import Storage
 from hudi_core.write.heartbeat import Refresher
+from hudi_core.write.process_identity import ProcessIdentity, has_exited, this_process
 
 LOCK_FILE = ".hoodie/.locks/table_lock.json"
 
@@ -46,7 +49,7 @@ class TableLock:
             "owner": self._owner,
             "expiration": int(time.time() * 1000) + self._validity_ms,
             "expired": False,
-            "holder": {"host": socket.gethostname(), "pid": os.getpid(), "purpose": self._purpose},
+            "holder": {**holder_record(), "purpose": self._purpose},
         }
         return json.dumps(record).encode("utf-8")
 
@@ -164,16 +167,14 @@ def remove_stale_lock(storage: Storage, name: str, stale_owner: str | None) -> b
     return stale
 
 
-def holder_died(holder: dict[str, Any]) -> bool:
-    """Whether the lock's holder is a process of this host that no longer runs (a crashed writer
+def holder_record() -> dict[str, Any]:
+    """Who holds a lock: this process's identity (host and pid alone where it has none)."""
+    identity = this_process()
+    return identity.to_record() if identity is not None else {"host": socket.gethostname(), "pid": os.getpid()}
+
+
+def holder_died(lock: dict[str, Any]) -> bool:
+    """Whether the lock's holder was a process of this machine that no longer runs (a crashed writer
     need not be waited out until its lock expires)."""
-    owner = holder.get("holder", {})
-    if owner.get("host") != socket.gethostname() or not isinstance(owner.get("pid"), int):
-        return False
-    try:
-        os.kill(owner["pid"], 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False  # alive, someone else's
-    return False
+    holder = ProcessIdentity.from_record(lock.get("holder"))
+    return holder is not None and has_exited(holder)

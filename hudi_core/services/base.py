@@ -1,9 +1,11 @@
 """What every table service shares: its options, the table lock, heartbeats, results.
 
-A service plans under the table lock (so a plan never races a writer's commit), executes without
-it (writers keep writing: a compaction's new slice takes their later logs), and finalizes under
-the lock again. While it executes, its instant's heartbeat is fresh; a later run that finds the
-instant inflight with a stale heartbeat deletes the partial files and runs the plan again.
+A service plans under the table lock (so a plan never races a writer's commit). Under optimistic
+concurrency it executes without it (writers keep writing: a compaction's new slice takes their
+later logs) and finalizes under the lock again; with one writer at a time, a compaction or
+clustering holds the lock for its whole run (`ServiceContext.run`). While it executes, its
+instant's heartbeat is fresh; a later run that finds the instant inflight with a stale heartbeat
+deletes the partial files and runs the plan again.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from hudi_core.concurrency import table_lock
+from hudi_core.concurrency import is_optimistic, table_lock
 from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import ConcurrentWriteError
@@ -55,6 +57,7 @@ class ServiceContext:
         self.configs = HudiConfigs(self.options)
         self.heartbeat_ms = self.configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
         self.tolerable_misses = self.configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
+        self._holding = False  # within `run` of one writer at a time: the table lock is held
 
     def state(self) -> TableState:
         return load_table_state(self.storage)
@@ -64,9 +67,33 @@ class ServiceContext:
 
     @contextmanager
     def locked(self, purpose: str) -> Iterator[TableState]:
-        """Holds the table lock of the configured concurrency mode; yields the table state loaded under it."""
+        """Holds the table lock of the configured concurrency mode (within `run`, the lock it holds);
+        yields the table state loaded under it."""
+        if self._holding:
+            yield self.state()
+            return
         with table_lock(self.storage, self.configs, purpose):
             yield self.state()
+
+    @contextmanager
+    def run(self, purpose: str) -> Iterator[None]:
+        """One run of a service that executes a plan, from finding or scheduling it to completing it.
+
+        One writer at a time (the storage lock, never waited for): the run holds the table lock
+        throughout. A writer taking it between the steps would make the completion fail (and the
+        next run roll the finished work back and redo it), or find a clustering plan pending and
+        have its updates refused. When the lock cannot be taken, nothing starts. Optimistic
+        concurrency: writers go on meanwhile; each step takes the lock, waiting as the options say.
+        """
+        if self._holding or is_optimistic(self.configs):
+            yield
+            return
+        with table_lock(self.storage, self.configs, purpose):
+            self._holding = True
+            try:
+                yield
+            finally:
+                self._holding = False
 
     def heartbeat(self, instant_time: str) -> InstantHeartbeat:
         return InstantHeartbeat(self.storage, instant_time, self.heartbeat_ms)

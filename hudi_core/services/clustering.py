@@ -299,6 +299,15 @@ def run_clustering(
     executor: Callable[[Callable[[_Task], list[WriteStat]], Sequence[_Task]], list[list[WriteStat]]] | None = None,
 ) -> ServiceResult | None:
     """Executes a pending clustering (the given one, else the earliest; else schedules one first)."""
+    with ctx.run("clustering"):
+        return _run(ctx, instant_time, executor or (lambda func, tasks: list(ordered_map(func, tasks))))
+
+
+def _run(
+    ctx: ServiceContext,
+    instant_time: str | None,
+    executor: Callable[[Callable[[_Task], list[WriteStat]], Sequence[_Task]], list[list[WriteStat]]],
+) -> ServiceResult | None:
     with ctx.locked("start clustering") as state:
         check_writable(state.config, ctx.storage.base_uri)
         timeline = state.timeline
@@ -312,7 +321,7 @@ def run_clustering(
         instant = schedule_clustering(ctx)
         if instant is None:
             return None
-    return _execute(ctx, instant, executor or (lambda func, tasks: list(ordered_map(func, tasks))))
+    return _execute(ctx, instant, executor)
 
 
 def _execute(

@@ -353,6 +353,16 @@ def run_compaction(
 
     Returns None when there was nothing to compact.
     """
+    with ctx.run(kind.action.value):
+        return _run(ctx, instant_time, kind, executor or _arrow_executor)
+
+
+def _run(
+    ctx: ServiceContext,
+    instant_time: str | None,
+    kind: _Kind,
+    executor: Callable[[Callable[[_Task], WriteStat], Sequence[_Task]], list[WriteStat]],
+) -> ServiceResult | None:
     with ctx.locked(f"start {kind.action.value}") as state:
         _check_merge_on_read(ctx, state)
         instant = _pending(state, instant_time, kind)
@@ -364,7 +374,7 @@ def run_compaction(
         instant = schedule_compaction(ctx, kind)
         if instant is None:
             return None
-    return _execute(ctx, instant, kind, executor or _arrow_executor)
+    return _execute(ctx, instant, kind, executor)
 
 
 def _pending(state: TableState, instant_time: str | None, kind: _Kind) -> Instant | None:

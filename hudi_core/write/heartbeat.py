@@ -1,13 +1,20 @@
 """Heartbeats: how writers show they are alive (Hudi's `HoodieHeartbeatClient`).
 
 A writer refreshes `.hoodie/.heartbeat/<instant>` every `hoodie.client.heartbeat.interval_in_ms`
-while it works on that instant. A pending instant whose heartbeat is older than interval x
-`hoodie.client.heartbeat.tolerable.misses` (or missing) belongs to a dead writer and may be rolled
-back; a fresh one must never be.
+while it works on that instant. As in Apache Hudi (`HoodieHeartbeatUtils.getLastHeartbeatTime`),
+the last beat is the file's modification time, whatever it holds: Apache Hudi's are empty. A pending
+instant whose heartbeat is older than interval x `hoodie.client.heartbeat.tolerable.misses` (or
+missing) belongs to a dead writer and may be rolled back; a fresh one must never be.
+
+A process that runs a whole write or service writes its identity into the file (Apache Hudi ignores
+the content): when it ran on this machine and is gone, its heartbeat is stale at once rather than
+after the misses (:mod:`hudi_core.write.process_identity`). Tasks beating for a write that another
+process runs leave the file empty: they may come and go while the write lives on.
 """
 
 from __future__ import annotations
 
+import json
 import posixpath
 import threading
 import time
@@ -15,6 +22,7 @@ from collections.abc import Callable
 
 from hudi_core.errors import HudiStorageError
 from hudi_core.storage import Storage
+from hudi_core.write.process_identity import ProcessIdentity, has_exited, this_process
 
 HEARTBEAT_DIR = ".hoodie/.heartbeat"
 
@@ -24,22 +32,44 @@ def heartbeat_path(instant_time: str) -> str:
 
 
 def last_heartbeat_ms(storage: Storage, instant_time: str) -> int | None:
-    """When the instant's writer last beat (epoch ms), or None if it never did or finished."""
+    """When the instant's writer last beat (epoch ms), or None if it never did or finished.
+
+    A modification time on a whole second may have been truncated to it (S3's Last-Modified, coarse
+    file systems): the beat is then taken to be as late as it can have been, never too early.
+    """
+    modified = storage.modified_ms(heartbeat_path(instant_time))
+    if modified is not None and modified % 1000 == 0:
+        return modified + 999
+    return modified
+
+
+def heartbeat_writer(storage: Storage, instant_time: str) -> ProcessIdentity | None:
+    """The process a heartbeat names, or None (an empty heartbeat, as Apache Hudi's, or an unreadable one)."""
     try:
-        text = storage.read_bytes(heartbeat_path(instant_time)).decode("ascii").strip()
-    except HudiStorageError:
+        record = json.loads(storage.read_bytes(heartbeat_path(instant_time)))
+    except (HudiStorageError, ValueError):
         return None
-    return int(text) if text.isdigit() else None
+    return ProcessIdentity.from_record(record)
 
 
 def heartbeat_expired(storage: Storage, instant_time: str, interval_ms: int, tolerable_misses: int) -> bool:
+    """Whether the instant's writer is dead: it missed too many beats, or it was a process of this
+    machine that no longer runs."""
     beat = last_heartbeat_ms(storage, instant_time)
-    return beat is None or time.time() * 1000 - beat > interval_ms * max(tolerable_misses, 1)
+    if beat is None or time.time() * 1000 - beat > interval_ms * max(tolerable_misses, 1):
+        return True
+    writer = heartbeat_writer(storage, instant_time)
+    return writer is not None and has_exited(writer)
 
 
-def touch_heartbeat(storage: Storage, instant_time: str) -> None:
-    """Records a heartbeat of `instant_time` now (tasks in other processes call this as they work)."""
-    storage.write_atomic(heartbeat_path(instant_time), str(int(time.time() * 1000)).encode("ascii"))
+def touch_heartbeat(storage: Storage, instant_time: str, writer: ProcessIdentity | None = None) -> None:
+    """Records a heartbeat of `instant_time` now (rewriting the file moves its modification time).
+
+    `writer`: the process running the whole write, which beats until the write ends; tasks that beat
+    for a write run by another process (in other processes) pass None.
+    """
+    content = json.dumps(writer.to_record()).encode("utf-8") if writer is not None else b""
+    storage.write_atomic(heartbeat_path(instant_time), content)
 
 
 class Refresher:
@@ -70,7 +100,7 @@ class Refresher:
 
 
 class InstantHeartbeat:
-    """Keeps one instant's heartbeat file fresh while its writer runs."""
+    """Keeps one instant's heartbeat file fresh, naming this process, while it runs the instant."""
 
     def __init__(self, storage: Storage, instant_time: str, interval_ms: int) -> None:
         self._storage = storage
@@ -79,7 +109,7 @@ class InstantHeartbeat:
         self._refresher = Refresher(self._beat, interval_ms / 1000)
 
     def _beat(self) -> None:
-        touch_heartbeat(self._storage, self._instant_time)
+        touch_heartbeat(self._storage, self._instant_time, this_process())
 
     def __enter__(self) -> InstantHeartbeat:
         self._refresher.start()

@@ -17,7 +17,9 @@ class PausedWriter:
 
     def __init__(self, write: Callable[[], WriteResult], point: str = "write.after_files") -> None:
         self.point = point
-        self.reached = threading.Event()
+        self.paused = False  # set by the hook only: the write stopped at `point`
+        self.held = True  # False if the pause ran out before `resume()`: the interleaving did not happen
+        self.reached = threading.Event()  # it paused, or it ended without pausing
         self._go = threading.Event()
         self.result: WriteResult | None = None
         self.error: BaseException | None = None
@@ -33,8 +35,9 @@ class PausedWriter:
 
     def hook(self, name: str) -> None:
         if name == self.point and threading.current_thread() is self.thread:
+            self.paused = True
             self.reached.set()
-            self._go.wait(timeout=60)
+            self.held = self._go.wait(timeout=60)
 
     def resume(self) -> None:
         self._go.set()
@@ -52,9 +55,10 @@ def paused(monkeypatch: pytest.MonkeyPatch, write: Callable[[], WriteResult]) ->
 
     monkeypatch.setattr(crash, "crash_point", hook)
     writer.thread.start()
-    assert writer.reached.wait(timeout=60), "the paused writer never reached its pause point"
-    assert writer.error is None, writer.error
+    assert writer.reached.wait(timeout=60), "the paused writer neither paused nor ended"
+    assert writer.paused, f"the writer ended without pausing at {writer.point} (error: {writer.error!r})"
     try:
         yield writer
     finally:
         writer.resume()
+    assert writer.held, f"the writer paused at {writer.point} went on before it was resumed"

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -18,6 +16,7 @@ from hudi_core.config import HudiConfigs
 from hudi_core.errors import ConcurrentWriteError
 from hudi_core.storage import Storage
 from tests.concurrency.options import LOCK_PACKAGE
+from tests.processes import identity_of_a_finished_process
 
 QUICK = {
     "hoodie.write.concurrency.mode": "optimistic_concurrency_control",
@@ -108,11 +107,12 @@ def test_file_system_provider_path_and_option_mapping(tmp_path: Path) -> None:
 
 def test_a_lock_file_of_a_dead_process_is_taken_over(tmp_path: Path) -> None:
     lock_dir = Storage(str(tmp_path))
-    dead = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], check=True, capture_output=True, text=True
-    )
-    record = {"owner": "x", "created": 0, "holder": {"host": os.uname().nodename, "pid": int(dead.stdout)}}
-    (tmp_path / "lock").write_text(json.dumps(record))
+    dead = identity_of_a_finished_process().to_record()
+    foreign = {**dead, "boot_id": "00000000-0000-0000-0000-000000000000"}  # a machine (or boot) of its own
+    for holder in (foreign, {"host": dead["host"], "pid": dead["pid"]}):
+        (tmp_path / "lock").write_text(json.dumps({"owner": "x", "created": 0, "holder": holder}))
+        assert not FileSystemLockProvider(lock_dir, 0).try_lock(0), f"{holder} may be alive: never abandoned"
+    (tmp_path / "lock").write_text(json.dumps({"owner": "x", "created": 0, "holder": dead}))
     provider = FileSystemLockProvider(lock_dir, 0)
     assert provider.try_lock(0)
     provider.unlock()

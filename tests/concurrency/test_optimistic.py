@@ -24,6 +24,7 @@ from hudi_core.concurrency import retry_on_conflict
 from hudi_core.errors import ConcurrentWriteError, HudiConfigError, WriteConflictError
 from hudi_core.timeline.instant import Action
 from hudi_core.write.crash import ENV_VAR
+from hudi_core.write.heartbeat import heartbeat_path
 from tests import hudi_rs
 from tests.concurrency.options import LOCK_PACKAGE, occ
 from tests.concurrency.pause import paused
@@ -254,3 +255,24 @@ def test_write_hudi_retries_a_lost_conflict(tmp_path: Path, monkeypatch: pytest.
     rollbacks = [i for i in HudiTable(str(tmp_path / "t")).timeline.completed() if i.action is Action.ROLLBACK]
     assert len(rollbacks) == 1  # the first attempt lost and was rolled back
     assert content(tmp_path / "t") == [("a", "sf", 10.0), ("b", "sf", 20.0), ("c", "nyc", 3.0)]
+
+
+def test_a_live_writer_rolled_back_as_dead_does_not_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its heartbeat thread starved (made stale here): another writer rolls the write back; the
+    write then fails as a lost conflict instead of publishing files that are gone."""
+    path = tmp_path / "t"
+    table = new_table(path, "COPY_ON_WRITE")
+    minute = {**OCC, "hoodie.client.heartbeat.interval_in_ms": "60000"}  # no beat while the test runs
+    with paused(monkeypatch, lambda: table.upsert(rows(("a", "sf", 10.0)), minute)) as starved:
+        [pending] = HudiTable(str(path)).timeline.pending()
+        long_ago = time.time() - 600
+        os.utime(path / heartbeat_path(pending.requested_time), (long_ago, long_ago))
+        HudiTable(str(path), minute).upsert(rows(("c", "nyc", 30.0)))
+        assert HudiTable(str(path)).timeline.find(pending.requested_time) is None, "rolled back as dead"
+    assert isinstance(starved.error, WriteConflictError), starved.error
+    assert "no longer pending" in str(starved.error) and "safe to retry" in str(starved.error)
+    assert not data_files_of(path, pending.requested_time)
+    assert content(path) == [("a", "sf", 1.0), ("b", "sf", 2.0), ("c", "nyc", 30.0)]
+    retry_on_conflict(lambda: table.upsert(rows(("a", "sf", 10.0))))
+    assert content(path) == [("a", "sf", 10.0), ("b", "sf", 2.0), ("c", "nyc", 30.0)]
+    assert_healthy(path)
