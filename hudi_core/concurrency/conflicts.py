@@ -80,6 +80,19 @@ def _planned_touches(storage: Storage, timeline: Timeline, instant: Instant) -> 
     return set()
 
 
+def rolled_back_meanwhile(instant_time: str) -> WriteConflictError:
+    """The error of a write about to complete whose instant another writer rolled back.
+
+    Its heartbeat looked stale to that writer (a starved heartbeat thread, a paused process):
+    completing it now would publish files that are gone.
+    """
+    return WriteConflictError(
+        f"write {instant_time} is no longer pending: another writer rolled it back, taking it for a dead "
+        "write (its heartbeat was older than hoodie.client.heartbeat.interval_in_ms x "
+        "hoodie.client.heartbeat.tolerable.misses); nothing of it remains and it is safe to retry"
+    )
+
+
 def check_write_conflicts(
     storage: Storage,
     timeline: Timeline,
@@ -99,13 +112,7 @@ def check_write_conflicts(
     """
     own = timeline.find(instant_time)
     if own is None or own.is_completed:
-        # Its heartbeat looked stale to another writer (a starved heartbeat thread, a paused
-        # process), which rolled it back: completing it now would publish files that are gone.
-        raise WriteConflictError(
-            f"write {instant_time} is no longer pending: another writer rolled it back, taking it for a dead "
-            "write (its heartbeat was older than hoodie.client.heartbeat.interval_in_ms x "
-            "hoodie.client.heartbeat.tolerable.misses); nothing of it remains and it is safe to retry"
-        )
+        raise rolled_back_meanwhile(instant_time)
     if not mine:
         return
     concurrent_writes: list[Instant] = []

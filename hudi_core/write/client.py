@@ -41,6 +41,7 @@ from hudi_core.concurrency import (
     table_lock,
     written_file_groups,
 )
+from hudi_core.concurrency.conflicts import rolled_back_meanwhile
 from hudi_core.config import ConfigOption, HudiConfigs, validate_options
 from hudi_core.config.concurrency import HudiLockConfig
 from hudi_core.config.table import KEY_GENERATOR_CLASSES, TableConfig, TableType, payload_merge_mode
@@ -99,6 +100,7 @@ from hudi_core.write.planner import (
     updated_groups,
 )
 from hudi_core.write.prepare import KEY, PARTITION, PreparedBatch, check_insert_duplicates, prepare_batch
+from hudi_core.write.process_identity import this_process
 
 FileGroupEngine = Callable[[WriteContext, Sequence[FileGroupWrite]], list[WriteStat]]
 
@@ -450,12 +452,21 @@ class WriteClient:
         raise AssertionError("unreachable")
 
     def _request(
-        self, operation: WriteOperation, config: TableConfig, state: TableState, writer: TimelineWriter
+        self,
+        operation: WriteOperation,
+        config: TableConfig,
+        state: TableState,
+        writer: TimelineWriter,
+        runs_whole_write: bool = True,
     ) -> Instant:
-        """Requests a new instant (under the lock), with a first heartbeat so others see it live."""
+        """Requests a new instant (under the lock), with a first heartbeat so others see it live.
+
+        `runs_whole_write`: this process writes until the instant ends, so its first heartbeat names
+        it (a kill at once is seen at once); `start()`'s caller hands the write to other processes.
+        """
         instant_time = new_instant_time(after=latest_time_on(state.timeline))
         action = operation.action(config.table_type)
-        touch_heartbeat(self._storage, instant_time)
+        touch_heartbeat(self._storage, instant_time, this_process() if runs_whole_write else None)
         try:
             return writer.request(instant_time, action, self._requested_content(action))
         except BaseException:
@@ -699,6 +710,9 @@ class WriteClient:
         )
         stats = plan.execute(context)
         crash.crash_point("write.after_files")
+        if snapshot is None and not self._storage.exists(writer.file_of(inflight)):
+            # A single writer whose lock and heartbeat went stale (a paused process) was rolled back.
+            raise rolled_back_meanwhile(requested.requested_time)
         with self._commit_section(finish, requested.requested_time, stats, plan.replaced, snapshot) as after:
             return self._complete(finish, inflight, writer, stats, avro_schema, plan.replaced, after)
 
@@ -750,7 +764,7 @@ class WriteClient:
         """
         settings = self.settings()
         with self._recovered(settings.configs, operation.value) as (state, writer):
-            requested = self._request(operation, settings.config, state, writer)
+            requested = self._request(operation, settings.config, state, writer, runs_whole_write=False)
             replaced: dict[str, list[str]] | None = {} if operation.replaces_file_groups else None
             plan = WritePlan(None, replaced, dict(workload or {}), lambda _: [])
             metadata_class = REPLACE_COMMIT_METADATA if replaced is not None else COMMIT_METADATA

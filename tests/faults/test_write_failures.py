@@ -6,14 +6,17 @@ the committed write (nor fails it).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from hudi_core import HudiStorageError, HudiTable, WriteOperation
+from hudi_core import HudiStorageError, HudiTable, WriteConflictError, WriteOperation
 from hudi_core.concurrency.storage_lock import LOCK_FILE, TableLock
 from hudi_core.storage import Storage
-from hudi_core.write.client import WriteClient
+from hudi_core.timeline.commit_metadata import WriteStat
+from hudi_core.write.client import WriteClient, arrow_engine
+from hudi_core.write.handles import FileGroupWrite, WriteContext
 from hudi_core.write.heartbeat import HEARTBEAT_DIR
 from hudi_core.write.markers import TEMP_DIR, Markers
 from tests.faults.faulty_storage import inject
@@ -96,3 +99,28 @@ def test_a_cleanup_failing_after_the_commit_neither_fails_nor_undoes_the_write(
     HudiTable(str(base)).upsert(rows([2], 2), OPTIONS)  # the next writer removes the markers left
     assert not (base / TEMP_DIR).exists() or os.listdir(base / TEMP_DIR) == []
     assert_healthy(base)
+
+
+def test_a_single_writer_rolled_back_meanwhile_as_a_dead_one_does_not_commit(tmp_path: Path) -> None:
+    """A paused writer whose lock and heartbeat went stale was rolled back by the next writer: when it
+    wakes up it must not publish a commit whose files are gone."""
+    table = _table(tmp_path / "t")
+    before = values(tmp_path / "t")
+
+    def paused_then_rolled_back(context: WriteContext, tasks: Sequence[FileGroupWrite]) -> list[WriteStat]:
+        stats = arrow_engine(context, tasks)
+        # Meanwhile: the lock expired and was taken over, the heartbeat went stale (no identity, as
+        # a writer of another host), and the next writer rolled this write back.
+        (tmp_path / "t" / LOCK_FILE).unlink()
+        heartbeat = tmp_path / "t" / HEARTBEAT_DIR / context.instant_time
+        heartbeat.write_bytes(b"")
+        os.utime(heartbeat, (1, 1))
+        WriteClient(Storage(str(tmp_path / "t")), {}).rollback(context.instant_time)
+        return stats
+
+    client = WriteClient(table.storage, OPTIONS, engine=paused_then_rolled_back)
+    with pytest.raises(WriteConflictError, match="is no longer pending"):
+        client.write(WriteOperation.UPSERT, rows(range(2, 6), 1))
+    assert values(tmp_path / "t") == before
+    assert table.timeline.pending() == [] and table.orphan_files() == []
+    assert_healthy(tmp_path / "t")
