@@ -107,7 +107,7 @@ class FileSystemLockProvider(LockProvider):
         return parsed if isinstance(parsed, dict) else {}
 
     def _abandoned(self, record: dict[str, Any]) -> bool:
-        if record.get("holder") and holder_died(record):
+        if self._dir.is_local and record.get("holder") and holder_died(record):
             return True
         if self._expire_ms == 0:
             return False

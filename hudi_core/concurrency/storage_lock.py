@@ -77,7 +77,8 @@ class TableLock:
             holder, tag = self._read_tagged()
             if holder is None:
                 continue  # released between our attempts
-            if holder.get("expiration", 0) > time.time() * 1000 and not holder_died(holder):
+            dead = self._storage.is_local and holder_died(holder)  # object stores: expiry alone
+            if holder.get("expiration", 0) > time.time() * 1000 and not dead:
                 raise ConcurrentWriteError(
                     f"table {self._storage.base_uri} is locked by a live writer "
                     f"({holder.get('holder', {})}); retry after it finishes"

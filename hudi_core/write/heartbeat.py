@@ -7,8 +7,9 @@ instant whose heartbeat is older than interval x `hoodie.client.heartbeat.tolera
 missing) belongs to a dead writer and may be rolled back; a fresh one must never be.
 
 A process that runs a whole write or service writes its identity into the file (Apache Hudi ignores
-the content): when it ran on this machine and is gone, its heartbeat is stale at once rather than
-after the misses (:mod:`hudi_core.write.process_identity`). Tasks beating for a write that another
+the content): when it ran on this machine and is gone, its heartbeat on a table on the local file
+system is stale at once rather than after the misses (:mod:`hudi_core.write.process_identity`);
+tables on object stores keep Hudi's rule alone. Tasks beating for a write that another
 process runs leave the file empty: they may come and go while the write lives on.
 """
 
@@ -53,11 +54,14 @@ def heartbeat_writer(storage: Storage, instant_time: str) -> ProcessIdentity | N
 
 
 def heartbeat_expired(storage: Storage, instant_time: str, interval_ms: int, tolerable_misses: int) -> bool:
-    """Whether the instant's writer is dead: it missed too many beats, or it was a process of this
-    machine that no longer runs."""
+    """Whether the instant's writer is dead: it missed too many beats, or (a table on this machine's
+    file system) it was a process of this machine that no longer runs. A table on an object store
+    is shared by writers anywhere: its heartbeats are judged by age alone, as Apache Hudi judges them."""
     beat = last_heartbeat_ms(storage, instant_time)
     if beat is None or time.time() * 1000 - beat > interval_ms * max(tolerable_misses, 1):
         return True
+    if not storage.is_local:
+        return False
     writer = heartbeat_writer(storage, instant_time)
     return writer is not None and has_exited(writer)
 

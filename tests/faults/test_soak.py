@@ -31,7 +31,7 @@ CITIES = ("sf", "nyc", "la", "chi")
 OPTIONS = occ(
     "InProcessLockProvider",
     **{
-        "hoodie.client.heartbeat.interval_in_ms": "200",
+        "hoodie.client.heartbeat.interval_in_ms": "1000",
         "hoodie.index.type": "RECORD_INDEX",
         "hoodie.metadata.record.index.enable": "true",
         "hoodie.metadata.index.column.stats.enable": "true",

@@ -30,7 +30,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = TRIPS_SCHEMA
 COLUMNS = SCHEMA.names
 FAST = {
-    "hoodie.client.heartbeat.interval_in_ms": "200",
+    "hoodie.client.heartbeat.interval_in_ms": "1000",
     "hoodie.client.heartbeat.tolerable.misses": "2",
     "hoodie.parquet.small.file.limit": "0",
 }
@@ -170,7 +170,7 @@ import sys
 import pyarrow as pa
 from hudi_core import HudiTable
 rows = [{"id": "k1", "ts": 5, "city": "nyc", "fare": 555.0}, {"id": "k8", "ts": 5, "city": "sf", "fare": 8.0}]
-HudiTable(sys.argv[1]).upsert(pa.Table.from_pylist(rows), {"hoodie.client.heartbeat.interval_in_ms": "200",
+HudiTable(sys.argv[1]).upsert(pa.Table.from_pylist(rows), {"hoodie.client.heartbeat.interval_in_ms": "1000",
     "hoodie.client.heartbeat.tolerable.misses": "2", "hoodie.parquet.small.file.limit": "0"})
 """
 
@@ -190,7 +190,7 @@ def test_writer_killed_mid_commit_is_rolled_back_by_the_next(bucket: str) -> Non
     assert Storage(uri).exists(LOCK_FILE), "the killed writer's table lock stays behind"
     _assert_content(uri, model)  # the half-written commit is invisible
 
-    time.sleep(0.6)  # heartbeat and lock expire
+    time.sleep(2.3)  # heartbeat and lock expire (1 s beats x 2 misses): an object store judges by age alone
     rows = _rows([2], 7, 77.0)
     result = HudiTable(uri).upsert(_arrow(rows), FAST)  # takes the expired lock over, rolls back
     model.upsert(rows, result.instant_time, result.completion_time)
