@@ -181,12 +181,13 @@ def test_health_check_reports_a_failed_write(tmp_path: Path) -> None:
     env = {**os.environ, "HUDI_CRASH_AT": "write.after_first_file"}
     crashed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, timeout=120, check=False)
     assert crashed.returncode == -signal.SIGKILL
-    # Killed at `write.after_first_file`: the write is inflight with exactly one data file, complete.
+    # Killed at `write.after_first_file`: the write is inflight with a finished data file (file-group
+    # tasks run two at a time, so another may have marked and begun its file too).
     table = HudiTable(path)
     [pending] = table.timeline.pending()
     assert pending.state is State.INFLIGHT
-    [written] = Markers(table.storage, pending.requested_time).data_files()
-    assert table.storage.exists(written)
+    marked = Markers(table.storage, pending.requested_time).data_files()
+    assert 1 <= len(marked) <= 2 and any(table.storage.exists(path) for path in marked)
     results = run_checks(path, max_small_file_ratio=1.0)
     assert not results["table_health"].passed
     assert results["table_health"].metadata["pending_writes"].value == pending.requested_time
