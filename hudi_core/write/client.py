@@ -58,7 +58,7 @@ from hudi_core.errors import (
     WriteConflictError,
 )
 from hudi_core.file_group import FileSlice
-from hudi_core.index.tagger import IndexSpec, Tags, tag
+from hudi_core.index.tagger import IndexSpec, Tags, tag, tag_buckets
 from hudi_core.keygen import KeyGenerator
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.sync import data_timeline_writer
@@ -601,9 +601,16 @@ class WriteClient:
             overwrite_table = operation is WriteOperation.INSERT_OVERWRITE_TABLE
             replaced = groups_to_replace(overwrite_table, slices, written_partitions)
             reject_clustered_updates(pending_services(self._storage, timeline), replaced_groups(replaced))
-            tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
-            sizing = self.sizing(configs, timeline, pad=False)
-            routed = assign_inserts(route(rows, tags, IndexSpec("SIMPLE")), {}, sizing, config.is_mor)
+            if index.index_type == "BUCKET":
+                # Every bucket written gets a new file group; the replaced ones keep their ids.
+                key_spec = keygen.key_spec_for(config.populate_meta_fields)
+                keys, written = rows.column(KEY), rows.column(PARTITION)
+                tags = tag_buckets(index, key_spec, keys, written, slices, timeline, fresh=True)
+                routed = route(rows, tags, index)
+            else:
+                tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
+                sizing = self.sizing(configs, timeline, pad=False)
+                routed = assign_inserts(route(rows, tags, IndexSpec("SIMPLE")), {}, sizing, config.is_mor)
             return self._arrow_plan(file_group_writes(routed, {}, config.is_mor), replaced, batch)
         dup_policy = configs.value(HudiWriteConfig.INSERT_DUP_POLICY)
         needs_lookup = (

@@ -231,6 +231,7 @@ def file_group_writes(
     bounds = [0, *(np.flatnonzero(np.diff(group_codes[order])) + 1).tolist(), len(order)]
     existing = {(p, s.file_id): s for p, group in slices.items() for s in group}
     tagged_rows = pc.fill_null(routed.column(TAGGED), False).to_numpy(zero_copy_only=False)
+    deleted_rows = routed.column(DELETED).to_numpy()
     # Each write gets the positions of its rows; the rows are taken inside its write task.
     payload = routed.drop_columns([TARGET_PARTITION, TARGET_FILE, TAGGED])
     writes = []
@@ -240,6 +241,8 @@ def file_group_writes(
         file_id = file_ids[file_codes[rows[0]]]
         tagged = bool(tagged_rows[rows].any())
         current = existing.get((partition, file_id))
+        if current is None and deleted_rows[rows].all():
+            continue  # deletes only (of a bucket the table does not hold yet): no file group to create
         if current is None:
             io_type, base_file = IOType.CREATE, None
         elif is_mor and (current.base_file is None or tagged):

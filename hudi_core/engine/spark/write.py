@@ -41,7 +41,7 @@ from hudi_core.engine.spark.tasks import task_identity
 from hudi_core.engine.spark.types import arrow_schema, spark_schema
 from hudi_core.errors import DuplicateKeyError, HudiError
 from hudi_core.file_group import FileSlice
-from hudi_core.index.bucket import bucket_file_id, bucket_ids, existing_buckets
+from hudi_core.index.bucket import bucket_layout, bucket_targets
 from hudi_core.index.tagger import IndexSpec, Tags, stored_keys
 from hudi_core.merge.dedup import last_per_key
 from hudi_core.services.base import ServiceContext
@@ -51,6 +51,7 @@ from hudi_core.storage import Storage
 from hudi_core.table import table_for_write
 from hudi_core.table.listing import latest_slices
 from hudi_core.table.state import TableState
+from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.client import (
     WriteClient,
@@ -179,7 +180,12 @@ class _SparkWrite:
         if operation.replaces_file_groups:
             replaced = groups_to_replace(operation is WriteOperation.INSERT_OVERWRITE_TABLE, slices, written)
             reject_clustered_updates(pending, {(p, f) for p, ids in replaced.items() for f in ids})
-            routed = self._route(prepared, None, IndexSpec("SIMPLE"))
+            if index.index_type == "BUCKET":
+                # Every bucket written gets a new file group; the replaced ones keep their ids.
+                fresh = self._tag_buckets(prepared, slices, index, state.timeline, written, fresh=True)
+                routed = self._route(fresh, TAG_FILE, index)
+            else:
+                routed = self._route(prepared, None, IndexSpec("SIMPLE"))
             sizing = self.client.sizing(configs, state.timeline, pad=False)
             return self._finish(routed, {}, {}, sizing, config, schema, replaced)
         needs_lookup = (
@@ -187,7 +193,7 @@ class _SparkWrite:
             or index.index_type == "BUCKET"
             or (operation is WriteOperation.INSERT and settings.dup_policy is not InsertDupPolicy.NONE)
         )
-        tagged = self._tag(prepared, slices, index) if needs_lookup else None
+        tagged = self._tag(prepared, slices, index, state.timeline, written) if needs_lookup else None
         if operation is WriteOperation.INSERT and index.index_type != "BUCKET" and tagged is not None:
             known = sf.col(TAG_FILE).isNotNull()
             if settings.dup_policy is InsertDupPolicy.FAIL and tagged.where(known).limit(1).count():
@@ -293,29 +299,17 @@ class _SparkWrite:
         except Exception:  # Connect raises its own "not supported" error types
             return max(1, int(self.spark.conf.get("spark.sql.shuffle.partitions") or 8))
 
-    def _tag(self, prepared: DataFrame, slices: Mapping[str, Sequence[FileSlice]], index: IndexSpec) -> DataFrame:
+    def _tag(
+        self,
+        prepared: DataFrame,
+        slices: Mapping[str, Sequence[FileSlice]],
+        index: IndexSpec,
+        timeline: Timeline,
+        written: Sequence[str],
+    ) -> DataFrame:
         """The prepared rows with the file group and partition that hold their key (nulls when new)."""
-        tag_fields = [StructField(TAG_FILE, StringType(), True), StructField(TAG_PARTITION, StringType(), True)]
         if index.index_type == "BUCKET":
-            existing = {partition: existing_buckets(group) for partition, group in slices.items()}
-            key_spec = self.settings.keygen.key_spec_for(True)
-            hash_fields = index.bucket_hash_fields or key_spec.fields
-            count = index.bucket_count
-            out = StructType([*prepared.schema.fields, *tag_fields])
-
-            def buckets(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-                for batch in batches:
-                    ids = bucket_ids(batch.column(KEY), hash_fields, count)
-                    partitions = batch.column(PARTITION).to_pylist()
-                    files = [
-                        existing.get(p, {}).get(int(b), bucket_file_id(int(b)))
-                        for p, b in zip(partitions, ids, strict=True)
-                    ]
-                    table = pa.Table.from_batches([batch])
-                    table = table.append_column(TAG_FILE, pa.array(files, pa.string()))
-                    yield from table.append_column(TAG_PARTITION, batch.column(PARTITION)).to_batches()
-
-            return prepared.mapInArrow(buckets, out)
+            return self._tag_buckets(prepared, slices, index, timeline, written, fresh=False)
         files = [(s.partition_path, s.file_id, s.base_file) for group in slices.values() for s in group if s.base_file]
         if not files:
             return prepared.withColumn(TAG_FILE, sf.lit(None).cast(StringType())).withColumn(
@@ -355,6 +349,31 @@ class _SparkWrite:
             stored = stored.dropDuplicates([TAG_KEY, TAG_PARTITION])
             condition = (prepared[KEY] == stored[TAG_KEY]) & (prepared[PARTITION] == stored[TAG_PARTITION])
         return prepared.join(stored, condition, "left").drop(TAG_KEY)
+
+    def _tag_buckets(
+        self,
+        prepared: DataFrame,
+        slices: Mapping[str, Sequence[FileSlice]],
+        index: IndexSpec,
+        timeline: Timeline,
+        written: Sequence[str],
+        fresh: bool,
+    ) -> DataFrame:
+        """Executors compute each record's bucket file group (`fresh`: see `tag_buckets`)."""
+        layout = bucket_layout(written, slices, timeline, index.bucket_count)
+        hash_fields = index.bucket_hash_fields or self.settings.keygen.key_spec_for(True).fields
+        count = index.bucket_count
+        tag_fields = [StructField(TAG_FILE, StringType(), True), StructField(TAG_PARTITION, StringType(), True)]
+        out = StructType([*prepared.schema.fields, *tag_fields])
+
+        def buckets(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                partitions = batch.column(PARTITION)
+                files = bucket_targets(batch.column(KEY), partitions, hash_fields, count, layout, fresh)
+                table = pa.Table.from_batches([batch]).append_column(TAG_FILE, files)
+                yield from table.append_column(TAG_PARTITION, partitions).to_batches()
+
+        return prepared.mapInArrow(buckets, out)
 
     def _route(self, frame: DataFrame, tag_column: str | None, index: IndexSpec) -> DataFrame:
         """Executors route each batch: target partition and file group (null: an insert)."""
