@@ -69,10 +69,13 @@ class IndexSpec:
 
 @dataclass(frozen=True)
 class Tags:
-    """Per incoming record: its file group (null when new) and the partition holding it."""
+    """Per incoming record: its file group (null when new) and the partition holding it; for
+    records whose key changes partition, the stored record's ordering value when it was looked up
+    (`hudi_core.index.partition_moves`; null: not looked up, or not stored)."""
 
     file_ids: pa.Array
     partitions: pa.Array
+    stored_ordering: pa.Array | None = None
 
 
 def stored_keys(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec) -> pa.Array:

@@ -58,6 +58,7 @@ from hudi_core.errors import (
     WriteConflictError,
 )
 from hudi_core.file_group import FileSlice
+from hudi_core.index.partition_moves import with_stored_ordering
 from hudi_core.index.tagger import IndexSpec, Tags, tag, tag_buckets
 from hudi_core.keygen import KeyGenerator
 from hudi_core.metadata.partitions import MetadataPartition
@@ -98,7 +99,7 @@ from hudi_core.write.planner import (
     route,
     updated_groups,
 )
-from hudi_core.write.prepare import KEY, PARTITION, PreparedBatch, check_insert_duplicates, prepare_batch
+from hudi_core.write.prepare import DELETED, KEY, PARTITION, PreparedBatch, check_insert_duplicates, prepare_batch
 
 FileGroupEngine = Callable[[WriteContext, Sequence[FileGroupWrite]], list[WriteStat]]
 
@@ -646,9 +647,21 @@ class WriteClient:
                 rows, tags = rows.filter(keep), Tags(tags.file_ids.filter(keep), tags.partitions.filter(keep))
         if operation is WriteOperation.INSERT and index.index_type != "BUCKET":
             tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
+        if operation is WriteOperation.UPSERT:
+            tags = with_stored_ordering(
+                self._storage,
+                config,
+                timeline,
+                index,
+                rows.column(KEY),
+                rows.column(PARTITION),
+                rows.column(DELETED),
+                tags,
+            )
         sizing = self.sizing(configs, timeline, pad=operation is not WriteOperation.BULK_INSERT)
         pending = pending_services(self._storage, timeline)
-        routed = route(rows, tags, index)
+        ordering = config.ordering_fields[0] if config.ordering_fields else None
+        routed = route(rows, tags, index, ordering)
         reject_clustered_updates(pending, updated_groups(routed))
         # Inserts are never packed into file groups a pending service is rewriting.
         packable = {p: [s for s in group if (p, s.file_id) not in pending.file_groups] for p, group in slices.items()}
