@@ -21,6 +21,7 @@ from hudi_core.config import (
     relation,
     warn_once,
 )
+from hudi_core.config.write import HudiIndexConfig
 from hudi_core.errors import HudiConfigError
 from hudi_core.services.layout import parse_layout_strategy
 
@@ -331,3 +332,20 @@ def _inline_compaction_runs_or_schedules(configs: HudiConfigs) -> None:
             f"{HudiCompactionConfig.INLINE.key} and {HudiCompactionConfig.SCHEDULE_INLINE.key} cannot both be true: "
             "a write either compacts inline or only schedules the compaction"
         )
+
+
+def refuse_bucket_index_clustering(configs: HudiConfigs, what: str) -> None:
+    """Hudi refuses clustering under the simple bucket index (`HoodieSimpleBucketLayout` supports no
+    CLUSTER operation): a bucket's file group must keep its bucket's id, which clustering replaces."""
+    if configs.value(HudiIndexConfig.INDEX_TYPE) == "BUCKET":
+        raise HudiConfigError(
+            f"{what} is not supported with {HudiIndexConfig.INDEX_TYPE.key}=BUCKET: the bucket index's file "
+            "groups are its buckets, which clustering would rewrite into file groups of no bucket"
+        )
+
+
+@relation
+def _no_inline_clustering_under_the_bucket_index(configs: HudiConfigs) -> None:
+    for inline in (HudiClusteringConfig.INLINE, HudiClusteringConfig.SCHEDULE_INLINE):
+        if configs.value(inline):
+            refuse_bucket_index_clustering(configs, f"{inline.key}=true")

@@ -3,19 +3,32 @@
 Hudi's `BucketIdentifier`: the hash is Java's `List<String>.hashCode()` of the hash-field values
 (parsed out of a complex key `f1:v1,f2:v2`, or the whole key when it has no `:`), masked to a
 non-negative int, modulo `hoodie.bucket.index.num.buckets`. A bucket's file id starts with its
-8-digit number, so `int(file_id[:8])` recovers the bucket of an existing file group.
+8-digit number, so `int(file_id[:8])` recovers the bucket of an existing file group; Hudi fails on
+a file group whose id does not, and on two live file groups of one bucket.
+
+New file groups: Hudi's Spark writer puts the bucket number in place of the first 8 characters of a
+random UUID (`BucketIdentifier.newBucketFileIdPrefix`), also when insert_overwrite replaces a
+bucket. Here the rest of the id numbers the bucket's generations, `%08d-0000-0000-0000-%012d-0`
+(generation 0 is Hudi's constant non-blocking-concurrency id): a new file group takes the first
+generation no live or replaced file group of its partition holds. A replaced id stays replaced for
+every reader, so records written under it would be lost; and writers planning on one snapshot name
+a bucket's new file group alike, so concurrent writers creating it conflict instead of creating two.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.errors import HudiConfigError
 from hudi_core.file_group import FileSlice
+from hudi_core.file_group.fs_view import visible_instants
+from hudi_core.timeline import Timeline
 
 _MASK32 = 0xFFFFFFFF
 
@@ -80,16 +93,95 @@ def bucket_ids(keys: pa.Array | pa.ChunkedArray, hash_fields: Sequence[str], num
     return (_to_int32(list_hash) & 0x7FFFFFFF) % num_buckets
 
 
-def bucket_file_id(bucket: int) -> str:
-    """The file id of a bucket's file group when a writer creates it (constant, so writers agree)."""
-    return f"{bucket:08d}-0000-0000-0000-000000000000-0"
+def bucket_file_id(bucket: int, generation: int = 0) -> str:
+    """The file id of a bucket's file group of the given generation (see module docstring)."""
+    return f"{bucket:08d}-0000-0000-0000-{generation:012d}-0"
 
 
-def existing_buckets(slices: Sequence[FileSlice]) -> dict[int, str]:
-    """Bucket number -> file id of the file groups already in a partition."""
-    found: dict[int, str] = {}
+def bucket_of(file_id: str) -> int | None:
+    """The bucket a file group's id names (None when it names none)."""
+    prefix = file_id[:8]
+    return int(prefix) if len(prefix) == 8 and prefix.isdigit() else None
+
+
+@dataclass(frozen=True)
+class PartitionBuckets:
+    """One partition's bucket file groups.
+
+    Attributes:
+        live: bucket -> file id of its live file group.
+        taken: file ids of the partition's live and replaced file groups.
+    """
+
+    live: Mapping[int, str]
+    taken: frozenset[str]
+
+    def file_id(self, bucket: int, fresh: bool) -> str:
+        """The file group records of `bucket` go to: the live one, or (`fresh`, for a write that
+        replaces the live ones, or with none) the first generation not taken."""
+        if not fresh and bucket in self.live:
+            return self.live[bucket]
+        generation = 0
+        while bucket_file_id(bucket, generation) in self.taken:
+            generation += 1
+        return bucket_file_id(bucket, generation)
+
+
+def partition_buckets(
+    partition: str, slices: Sequence[FileSlice], num_buckets: int, replaced: Iterable[str] = ()
+) -> PartitionBuckets:
+    """The bucket file groups of a partition from its latest slices and replaced file ids.
+
+    Raises:
+        HudiConfigError: a live file group's id names no bucket (of `num_buckets`), or two name the
+            same bucket: the partition was not written with this bucket index, whose records would
+            miss their stored copies.
+    """
+    live: dict[int, str] = {}
     for file_slice in slices:
-        prefix = file_slice.file_id[:8]
-        if prefix.isdigit():
-            found.setdefault(int(prefix), file_slice.file_id)
-    return found
+        bucket = bucket_of(file_slice.file_id)
+        if bucket is None or bucket >= num_buckets:
+            raise HudiConfigError(
+                f"hoodie.index.type=BUCKET, but file group {file_slice.file_id!r} of partition {partition!r} "
+                f"names no bucket of hoodie.bucket.index.num.buckets={num_buckets}: the partition was not "
+                "written with this bucket index"
+            )
+        if bucket in live:
+            raise HudiConfigError(
+                f"hoodie.index.type=BUCKET, but partition {partition!r} holds two file groups of bucket {bucket} "
+                f"({live[bucket]!r} and {file_slice.file_id!r})"
+            )
+        live[bucket] = file_slice.file_id
+    return PartitionBuckets(live, frozenset(live.values()) | frozenset(replaced))
+
+
+def bucket_layout(
+    partitions: Iterable[str], slices: Mapping[str, Sequence[FileSlice]], timeline: Timeline, num_buckets: int
+) -> dict[str, PartitionBuckets]:
+    """The bucket file groups of `partitions`: `slices` holds their latest slices, the replacecommits
+    of `timeline` name their replaced file groups."""
+    replaced_in: dict[str, set[str]] = {}
+    for partition, file_id in visible_instants(timeline, timeline.completed_data_instants(), None).replaced:
+        replaced_in.setdefault(partition, set()).add(file_id)
+    return {p: partition_buckets(p, slices.get(p, ()), num_buckets, replaced_in.get(p, ())) for p in partitions}
+
+
+def bucket_targets(
+    keys: pa.Array | pa.ChunkedArray,
+    partitions: pa.Array | pa.ChunkedArray,
+    hash_fields: Sequence[str],
+    num_buckets: int,
+    layout: Mapping[str, PartitionBuckets],
+    fresh: bool = False,
+) -> pa.Array:
+    """The file group of every record (`layout` holds each record's partition; `fresh`: see
+    `PartitionBuckets.file_id`)."""
+    buckets = bucket_ids(keys, hash_fields, num_buckets)
+    named: dict[tuple[str, int], str] = {}
+    targets = []
+    for partition, bucket in zip(pc.cast(partitions, pa.string()).to_pylist(), buckets.tolist(), strict=True):
+        target = named.get((partition, bucket))
+        if target is None:
+            target = named[(partition, bucket)] = layout[partition].file_id(bucket, fresh)
+        targets.append(target)
+    return pa.array(targets, pa.string())

@@ -25,7 +25,7 @@ from hudi_core.errors import HudiConfigError, TimelineChangedError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.parquet import open_parquet, read_parquet
 from hudi_core.index.bloom_filter import BloomFilter
-from hudi_core.index.bucket import bucket_file_id, bucket_ids, existing_buckets
+from hudi_core.index.bucket import bucket_layout, bucket_targets
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.metadata.keys import bloom_filter_key
 from hudi_core.metadata.partitions import MetadataPartition
@@ -69,10 +69,13 @@ class IndexSpec:
 
 @dataclass(frozen=True)
 class Tags:
-    """Per incoming record: its file group (null when new) and the partition holding it."""
+    """Per incoming record: its file group (null when new) and the partition holding it; for
+    records whose key changes partition, the stored record's ordering value when it was looked up
+    (`hudi_core.index.partition_moves`; null: not looked up, or not stored)."""
 
     file_ids: pa.Array
     partitions: pa.Array
+    stored_ordering: pa.Array | None = None
 
 
 def stored_keys(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec) -> pa.Array:
@@ -124,7 +127,7 @@ def tag(
     """Locates the incoming records among the latest file slices (`slices`: partition -> slices) of
     the snapshot `timeline`."""
     if index.index_type == "BUCKET":
-        return _tag_buckets(index, keys, incoming_keys, incoming_partitions, slices)
+        return tag_buckets(index, keys, incoming_keys, incoming_partitions, slices, timeline)
     if index.index_type == "RECORD_INDEX":
         tags = tag_by_record_index(storage, incoming_keys, slices, timeline)
         if tags is not None:
@@ -191,22 +194,22 @@ def _rows_by_value(values: pa.Array | pa.ChunkedArray) -> dict[str, npt.NDArray[
     return groups
 
 
-def _tag_buckets(
+def tag_buckets(
     index: IndexSpec,
     keys: RecordKeySpec,
     incoming_keys: pa.Array,
     incoming_partitions: pa.Array,
     slices: Mapping[str, Sequence[FileSlice]],
+    timeline: Timeline,
+    fresh: bool = False,
 ) -> Tags:
-    """Every record is routed to its bucket's file group; those not yet created are named now."""
+    """Every record is routed to its bucket's file group; those not yet created are named now
+    (`fresh`: new ones for every bucket, for writes that replace the partitions' file groups)."""
+    partitions = pc.cast(incoming_partitions, pa.string())
+    layout = bucket_layout(pc.unique(partitions).to_pylist(), slices, timeline, index.bucket_count)
     hash_fields = index.bucket_hash_fields or keys.fields
-    buckets = bucket_ids(incoming_keys, hash_fields, index.bucket_count)
-    existing = {partition: existing_buckets(group) for partition, group in slices.items()}
-    partitions = incoming_partitions.to_pylist()
-    file_ids = [
-        existing.get(p, {}).get(int(b), bucket_file_id(int(b))) for p, b in zip(partitions, buckets, strict=True)
-    ]
-    return Tags(pa.array(file_ids, pa.string()), pa.array(partitions, pa.string()))
+    targets = bucket_targets(incoming_keys, partitions, hash_fields, index.bucket_count, layout, fresh)
+    return Tags(targets, partitions.combine_chunks() if isinstance(partitions, pa.ChunkedArray) else partitions)
 
 
 def tag_by_record_index(

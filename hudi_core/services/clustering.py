@@ -28,7 +28,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from hudi_core.config.services import HudiClusteringConfig
+from hudi_core.config.services import HudiClusteringConfig, refuse_bucket_index_clustering
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.engine.arrow import ordered_map
 from hudi_core.errors import HudiConfigError, HudiError
@@ -191,6 +191,7 @@ def _strategy_params(ctx: ServiceContext, state: TableState) -> dict[str, str]:
 
 def schedule_clustering(ctx: ServiceContext) -> Instant | None:
     """Writes a clustering plan; None when no file group qualifies."""
+    refuse_bucket_index_clustering(ctx.configs, "clustering")
     with ctx.locked("schedule clustering") as state:
         check_writable(state.config, ctx.storage.base_uri)
         groups = plan_groups(ctx, state)
@@ -299,6 +300,7 @@ def run_clustering(
     executor: Callable[[Callable[[_Task], list[WriteStat]], Sequence[_Task]], list[list[WriteStat]]] | None = None,
 ) -> ServiceResult | None:
     """Executes a pending clustering (the given one, else the earliest; else schedules one first)."""
+    refuse_bucket_index_clustering(ctx.configs, "clustering")
     with ctx.run("clustering"):
         return _run(ctx, instant_time, executor or (lambda func, tasks: list(ordered_map(func, tasks))))
 

@@ -59,7 +59,8 @@ from hudi_core.errors import (
     WriteConflictError,
 )
 from hudi_core.file_group import FileSlice
-from hudi_core.index.tagger import IndexSpec, Tags, tag
+from hudi_core.index.partition_moves import with_stored_ordering
+from hudi_core.index.tagger import IndexSpec, Tags, tag, tag_buckets
 from hudi_core.keygen import KeyGenerator
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.sync import data_timeline_writer
@@ -99,7 +100,7 @@ from hudi_core.write.planner import (
     route,
     updated_groups,
 )
-from hudi_core.write.prepare import KEY, PARTITION, PreparedBatch, check_insert_duplicates, prepare_batch
+from hudi_core.write.prepare import DELETED, KEY, PARTITION, PreparedBatch, check_insert_duplicates, prepare_batch
 from hudi_core.write.process_identity import this_process
 
 FileGroupEngine = Callable[[WriteContext, Sequence[FileGroupWrite]], list[WriteStat]]
@@ -612,9 +613,16 @@ class WriteClient:
             overwrite_table = operation is WriteOperation.INSERT_OVERWRITE_TABLE
             replaced = groups_to_replace(overwrite_table, slices, written_partitions)
             reject_clustered_updates(pending_services(self._storage, timeline), replaced_groups(replaced))
-            tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
-            sizing = self.sizing(configs, timeline, pad=False)
-            routed = assign_inserts(route(rows, tags, IndexSpec("SIMPLE")), {}, sizing, config.is_mor)
+            if index.index_type == "BUCKET":
+                # Every bucket written gets a new file group; the replaced ones keep their ids.
+                key_spec = keygen.key_spec_for(config.populate_meta_fields)
+                keys, written = rows.column(KEY), rows.column(PARTITION)
+                tags = tag_buckets(index, key_spec, keys, written, slices, timeline, fresh=True)
+                routed = route(rows, tags, index)
+            else:
+                tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
+                sizing = self.sizing(configs, timeline, pad=False)
+                routed = assign_inserts(route(rows, tags, IndexSpec("SIMPLE")), {}, sizing, config.is_mor)
             return self._arrow_plan(file_group_writes(routed, {}, config.is_mor), replaced, batch)
         dup_policy = configs.value(HudiWriteConfig.INSERT_DUP_POLICY)
         needs_lookup = (
@@ -650,9 +658,21 @@ class WriteClient:
                 rows, tags = rows.filter(keep), Tags(tags.file_ids.filter(keep), tags.partitions.filter(keep))
         if operation is WriteOperation.INSERT and index.index_type != "BUCKET":
             tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
+        if operation is WriteOperation.UPSERT:
+            tags = with_stored_ordering(
+                self._storage,
+                config,
+                timeline,
+                index,
+                rows.column(KEY),
+                rows.column(PARTITION),
+                rows.column(DELETED),
+                tags,
+            )
         sizing = self.sizing(configs, timeline, pad=operation is not WriteOperation.BULK_INSERT)
         pending = pending_services(self._storage, timeline)
-        routed = route(rows, tags, index)
+        ordering = config.ordering_fields[0] if config.ordering_fields else None
+        routed = route(rows, tags, index, ordering)
         reject_clustered_updates(pending, updated_groups(routed))
         # Inserts are never packed into file groups a pending service is rewriting.
         packable = {p: [s for s in group if (p, s.file_id) not in pending.file_groups] for p, group in slices.items()}

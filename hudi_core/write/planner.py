@@ -2,7 +2,8 @@
 
 * Records already stored (tagged by the index) go to their file group; deletes of unknown keys are
   dropped. With a global index and `update.partition.path`, a record whose partition changed is
-  deleted where it was and inserted where it now belongs.
+  deleted where it was and inserted where it now belongs, unless the stored record wins the merge
+  (`hudi_core.index.partition_moves`): then it updates the stored record where it is.
 * Inserts first fill small base files (`hoodie.parquet.small.file.limit`; on Merge-on-Read only
   slices without log files), up to `hoodie.parquet.max.file.size` at the average record size of
   earlier commits (`hoodie.copyonwrite.record.size.estimate` before any), then new file groups of
@@ -24,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.file_group import FileSlice
+from hudi_core.index.partition_moves import partition_moves
 from hudi_core.index.tagger import IndexSpec, Tags
 from hudi_core.write.handles import FileGroupWrite
 from hudi_core.write.markers import IOType
@@ -52,27 +54,36 @@ def new_file_id() -> str:
     return f"{uuid.uuid4()}-0"
 
 
-def route(rows: pa.Table, tags: Tags, index: IndexSpec) -> pa.Table:
-    """Rows with their target partition and file group (null file group: to be inserted)."""
+def route(rows: pa.Table, tags: Tags, index: IndexSpec, ordering_field: str | None = None) -> pa.Table:
+    """Rows with their target partition and file group (null file group: to be inserted).
+
+    `ordering_field`: the table's ordering field; with `tags.stored_ordering` it decides partition
+    moves (`hudi_core.index.partition_moves`).
+    """
     found = pc.is_valid(tags.file_ids)
     rows = rows.append_column(TAGGED, found)
     if not index.is_global:
         routed = _with_targets(rows, rows.column(PARTITION), tags.file_ids)
     else:
         stored_partition = pc.if_else(found, tags.partitions, rows.column(PARTITION))
-        moved = pc.fill_null(
-            pc.and_(
-                pc.and_(found, pc.not_equal(tags.partitions, rows.column(PARTITION))), pc.invert(rows.column(DELETED))
-            ),
-            False,
+        moved = (
+            partition_moves(tags, rows.column(PARTITION), rows.column(DELETED)) if index.update_partition_path else None
         )
-        if index.update_partition_path and pc.any(moved).as_py():
+        if moved is not None and tags.stored_ordering is not None and ordering_field in rows.column_names:
+            # The stored record wins the merge: the incoming one updates it where it is (and loses).
+            stored_wins = pc.fill_null(pc.greater(tags.stored_ordering, rows.column(ordering_field)), False)
+            moved = pc.and_(moved, pc.invert(stored_wins))
+        if moved is not None and pc.any(moved).as_py():
             # Delete where the record was, insert where it now belongs.
             stay = pc.invert(moved)
             count = pc.sum(moved).as_py()
             removal = rows.filter(moved).set_column(
                 rows.schema.get_field_index(DELETED), DELETED, pa.repeat(True, count)
             )
+            if ordering_field in removal.column_names:
+                # A delete by key, as Hudi issues it: no ordering value, so it wins over the stored record.
+                position = removal.schema.get_field_index(ordering_field)
+                removal = removal.set_column(position, ordering_field, pa.nulls(count, removal.field(position).type))
             insert = rows.filter(moved).set_column(rows.schema.get_field_index(TAGGED), TAGGED, pa.repeat(False, count))
             routed = pa.concat_tables(
                 [
@@ -82,7 +93,8 @@ def route(rows: pa.Table, tags: Tags, index: IndexSpec) -> pa.Table:
                 ]
             )
         else:
-            # Without update.partition.path the record stays in the partition that holds it.
+            # Without update.partition.path (or when the stored record wins) the record stays in
+            # the partition that holds it.
             routed = _with_targets(rows, stored_partition, tags.file_ids)
     # A delete of a key the table does not hold has nothing to do.
     nothing_to_delete = pc.and_(routed.column(DELETED), pc.is_null(routed.column(TARGET_FILE)))
@@ -231,6 +243,7 @@ def file_group_writes(
     bounds = [0, *(np.flatnonzero(np.diff(group_codes[order])) + 1).tolist(), len(order)]
     existing = {(p, s.file_id): s for p, group in slices.items() for s in group}
     tagged_rows = pc.fill_null(routed.column(TAGGED), False).to_numpy(zero_copy_only=False)
+    deleted_rows = routed.column(DELETED).to_numpy()
     # Each write gets the positions of its rows; the rows are taken inside its write task.
     payload = routed.drop_columns([TARGET_PARTITION, TARGET_FILE, TAGGED])
     writes = []
@@ -240,6 +253,8 @@ def file_group_writes(
         file_id = file_ids[file_codes[rows[0]]]
         tagged = bool(tagged_rows[rows].any())
         current = existing.get((partition, file_id))
+        if current is None and deleted_rows[rows].all():
+            continue  # deletes only (of a bucket the table does not hold yet): no file group to create
         if current is None:
             io_type, base_file = IOType.CREATE, None
         elif is_mor and (current.base_file is None or tagged):

@@ -41,7 +41,14 @@ from hudi_core.engine.spark.tasks import task_identity
 from hudi_core.engine.spark.types import arrow_schema, spark_schema
 from hudi_core.errors import DuplicateKeyError, HudiError
 from hudi_core.file_group import FileSlice
-from hudi_core.index.bucket import bucket_file_id, bucket_ids, existing_buckets
+from hudi_core.index.bucket import bucket_layout, bucket_targets
+from hudi_core.index.partition_moves import (
+    STORED_KEY,
+    STORED_ORDERING,
+    needs_stored_ordering,
+    partition_moves,
+    plan_stored_ordering,
+)
 from hudi_core.index.tagger import IndexSpec, Tags, stored_keys
 from hudi_core.merge.dedup import last_per_key
 from hudi_core.services.base import ServiceContext
@@ -51,6 +58,7 @@ from hudi_core.storage import Storage
 from hudi_core.table import table_for_write
 from hudi_core.table.listing import latest_slices
 from hudi_core.table.state import TableState
+from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.client import (
     WriteClient,
@@ -72,7 +80,7 @@ from hudi_core.write.planner import (
     insert_bins,
     route,
 )
-from hudi_core.write.prepare import KEY, PARTITION, prepare_batch
+from hudi_core.write.prepare import DELETED, KEY, PARTITION, prepare_batch
 
 TAG_KEY = "__hudi_tag_key"
 TAG_PARTITION = "__hudi_tag_partition"
@@ -179,7 +187,12 @@ class _SparkWrite:
         if operation.replaces_file_groups:
             replaced = groups_to_replace(operation is WriteOperation.INSERT_OVERWRITE_TABLE, slices, written)
             reject_clustered_updates(pending, {(p, f) for p, ids in replaced.items() for f in ids})
-            routed = self._route(prepared, None, IndexSpec("SIMPLE"))
+            if index.index_type == "BUCKET":
+                # Every bucket written gets a new file group; the replaced ones keep their ids.
+                fresh = self._tag_buckets(prepared, slices, index, state.timeline, written, fresh=True)
+                routed = self._route(fresh, TAG_FILE, index)
+            else:
+                routed = self._route(prepared, None, IndexSpec("SIMPLE"))
             sizing = self.client.sizing(configs, state.timeline, pad=False)
             return self._finish(routed, {}, {}, sizing, config, schema, replaced)
         needs_lookup = (
@@ -187,7 +200,9 @@ class _SparkWrite:
             or index.index_type == "BUCKET"
             or (operation is WriteOperation.INSERT and settings.dup_policy is not InsertDupPolicy.NONE)
         )
-        tagged = self._tag(prepared, slices, index) if needs_lookup else None
+        tagged = self._tag(prepared, slices, index, state.timeline, written) if needs_lookup else None
+        if tagged is not None and operation is WriteOperation.UPSERT and needs_stored_ordering(index, config):
+            tagged = self._with_stored_ordering(tagged, state.timeline, config)
         if operation is WriteOperation.INSERT and index.index_type != "BUCKET" and tagged is not None:
             known = sf.col(TAG_FILE).isNotNull()
             if settings.dup_policy is InsertDupPolicy.FAIL and tagged.where(known).limit(1).count():
@@ -200,7 +215,10 @@ class _SparkWrite:
             routed = self._route(tagged, None, IndexSpec("SIMPLE"))
         else:
             routed = self._route(
-                prepared if tagged is None else tagged, TAG_FILE if tagged is not None else None, index
+                prepared if tagged is None else tagged,
+                TAG_FILE if tagged is not None else None,
+                index,
+                settings.ordering,
             )
         packable = {p: [s for s in group if (p, s.file_id) not in pending.file_groups] for p, group in slices.items()}
         sizing = self.client.sizing(configs, state.timeline, pad=operation is not WriteOperation.BULK_INSERT)
@@ -293,29 +311,17 @@ class _SparkWrite:
         except Exception:  # Connect raises its own "not supported" error types
             return max(1, int(self.spark.conf.get("spark.sql.shuffle.partitions") or 8))
 
-    def _tag(self, prepared: DataFrame, slices: Mapping[str, Sequence[FileSlice]], index: IndexSpec) -> DataFrame:
+    def _tag(
+        self,
+        prepared: DataFrame,
+        slices: Mapping[str, Sequence[FileSlice]],
+        index: IndexSpec,
+        timeline: Timeline,
+        written: Sequence[str],
+    ) -> DataFrame:
         """The prepared rows with the file group and partition that hold their key (nulls when new)."""
-        tag_fields = [StructField(TAG_FILE, StringType(), True), StructField(TAG_PARTITION, StringType(), True)]
         if index.index_type == "BUCKET":
-            existing = {partition: existing_buckets(group) for partition, group in slices.items()}
-            key_spec = self.settings.keygen.key_spec_for(True)
-            hash_fields = index.bucket_hash_fields or key_spec.fields
-            count = index.bucket_count
-            out = StructType([*prepared.schema.fields, *tag_fields])
-
-            def buckets(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-                for batch in batches:
-                    ids = bucket_ids(batch.column(KEY), hash_fields, count)
-                    partitions = batch.column(PARTITION).to_pylist()
-                    files = [
-                        existing.get(p, {}).get(int(b), bucket_file_id(int(b)))
-                        for p, b in zip(partitions, ids, strict=True)
-                    ]
-                    table = pa.Table.from_batches([batch])
-                    table = table.append_column(TAG_FILE, pa.array(files, pa.string()))
-                    yield from table.append_column(TAG_PARTITION, batch.column(PARTITION)).to_batches()
-
-            return prepared.mapInArrow(buckets, out)
+            return self._tag_buckets(prepared, slices, index, timeline, written, fresh=False)
         files = [(s.partition_path, s.file_id, s.base_file) for group in slices.values() for s in group if s.base_file]
         if not files:
             return prepared.withColumn(TAG_FILE, sf.lit(None).cast(StringType())).withColumn(
@@ -356,9 +362,76 @@ class _SparkWrite:
             condition = (prepared[KEY] == stored[TAG_KEY]) & (prepared[PARTITION] == stored[TAG_PARTITION])
         return prepared.join(stored, condition, "left").drop(TAG_KEY)
 
-    def _route(self, frame: DataFrame, tag_column: str | None, index: IndexSpec) -> DataFrame:
+    def _tag_buckets(
+        self,
+        prepared: DataFrame,
+        slices: Mapping[str, Sequence[FileSlice]],
+        index: IndexSpec,
+        timeline: Timeline,
+        written: Sequence[str],
+        fresh: bool,
+    ) -> DataFrame:
+        """Executors compute each record's bucket file group (`fresh`: see `tag_buckets`)."""
+        layout = bucket_layout(written, slices, timeline, index.bucket_count)
+        hash_fields = index.bucket_hash_fields or self.settings.keygen.key_spec_for(True).fields
+        count = index.bucket_count
+        tag_fields = [StructField(TAG_FILE, StringType(), True), StructField(TAG_PARTITION, StringType(), True)]
+        out = StructType([*prepared.schema.fields, *tag_fields])
+
+        def buckets(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                partitions = batch.column(PARTITION)
+                files = bucket_targets(batch.column(KEY), partitions, hash_fields, count, layout, fresh)
+                table = pa.Table.from_batches([batch]).append_column(TAG_FILE, files)
+                yield from table.append_column(TAG_PARTITION, partitions).to_batches()
+
+        return prepared.mapInArrow(buckets, out)
+
+    def _with_stored_ordering(self, tagged: DataFrame, timeline: Timeline, config: TableConfig) -> DataFrame:
+        """Tagged rows with the stored ordering value of the keys that change partition (null for
+        the others): only the file groups holding such keys are read, by executors."""
+        tagged = self._persist(tagged)
+        group_schema = StructType([StructField(TAG_PARTITION, StringType(), True), StructField(TAG_FILE, StringType())])
+
+        def moving(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                table = pa.Table.from_batches([batch])
+                tags = Tags(table.column(TAG_FILE), table.column(TAG_PARTITION))
+                moves = partition_moves(tags, table.column(PARTITION), table.column(DELETED))
+                yield from table.select([TAG_PARTITION, TAG_FILE]).filter(moves).to_batches()
+
+        found = tagged.select(TAG_PARTITION, TAG_FILE, PARTITION, DELETED).mapInArrow(moving, group_schema)
+        groups = {(row[0], row[1]) for row in found.distinct().collect()}
+        if not groups:
+            return tagged
+        read = plan_stored_ordering(self.storage, config, timeline, groups)
+        if not read.plan.slices:
+            return tagged
+        storage_uri = self.storage.base_uri
+        slices = read.plan.slices
+        ordering_type = tagged.schema[read.ordering_field].dataType
+        stored_schema = StructType(
+            [StructField(STORED_KEY, StringType(), True), StructField(STORED_ORDERING, ordering_type, True)]
+        )
+        arrow_stored = arrow_schema(stored_schema)
+
+        def read_ordering(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            storage = Storage(storage_uri)
+            for batch in batches:
+                for number in batch.column(0).to_pylist():
+                    yield from read.read(storage, slices[number]).cast(arrow_stored).to_batches()
+
+        numbers = self.spark.createDataFrame([(n,) for n in range(len(slices))], "n int")
+        numbers = numbers.repartition(min(len(slices), self._parallelism() * 4))
+        stored = numbers.mapInArrow(read_ordering, stored_schema).dropDuplicates([STORED_KEY])
+        return tagged.join(stored, tagged[KEY] == stored[STORED_KEY], "left").drop(STORED_KEY)
+
+    def _route(
+        self, frame: DataFrame, tag_column: str | None, index: IndexSpec, ordering: str | None = None
+    ) -> DataFrame:
         """Executors route each batch: target partition and file group (null: an insert)."""
-        data_fields = [f for f in frame.schema.fields if f.name not in (TAG_FILE, TAG_PARTITION)]
+        tag_columns = (TAG_FILE, TAG_PARTITION, STORED_ORDERING)
+        data_fields = [f for f in frame.schema.fields if f.name not in tag_columns]
         out = StructType(
             [
                 *data_fields,
@@ -376,8 +449,13 @@ class _SparkWrite:
                     nulls = pa.nulls(table.num_rows, pa.string())
                     tags = Tags(nulls, nulls)
                 else:
-                    tags = Tags(table.column(TAG_FILE).combine_chunks(), table.column(TAG_PARTITION).combine_chunks())
-                yield from route(table.select(names), tags, index).to_batches()
+                    stored = table.column(STORED_ORDERING) if STORED_ORDERING in table.column_names else None
+                    tags = Tags(
+                        table.column(TAG_FILE).combine_chunks(),
+                        table.column(TAG_PARTITION).combine_chunks(),
+                        stored.combine_chunks() if stored is not None else None,
+                    )
+                yield from route(table.select(names), tags, index, ordering).to_batches()
 
         return self._persist(frame.mapInArrow(routed, out))
 

@@ -148,11 +148,6 @@ def test_event_time_newer_record_moves_across_partitions_under_a_global_index(
     steps.expect([("k1", 20, "la", 6.0), ("k2", 10, "nyc", 2.0)], "a newer record moves its key", compact=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a late record in another partition is inserted there while the delete of the stored one "
-    "loses: the key is stored twice (Hudi merges it with the stored record first and keeps that)",
-)
 @pytest.mark.parametrize(("table_type", "index"), GLOBAL_CASES)
 def test_event_time_late_record_in_another_partition_loses_under_a_global_index(
     table_type: str, index: str, tmp_path: Path
@@ -161,3 +156,40 @@ def test_event_time_late_record_in_another_partition_loses_under_a_global_index(
     steps.upsert(_row("k1", 10, 1.0), _row("k2", 10, 2.0, city="nyc"))
     steps.upsert(_row("k1", 5, 5.0, city="la"))
     steps.expect([("k1", 10, "sf", 1.0), ("k2", 10, "nyc", 2.0)], "a late record does not move its key")
+
+
+def partition_moves_against_the_merged_stored_record(steps: Steps) -> None:
+    """Event-time ordering, a global index: a key moves only when its incoming record wins over the
+    stored one as merged with its logs (the Spark engine runs this history too)."""
+    steps.upsert(_row("k1", 10, 1.0), _row("k2", 10, 2.0, city="nyc"), _row("k3", 10, 3.0))
+    steps.upsert(_row("k1", 20, 4.0))  # Merge-on-Read: a log record newer than the base file's
+    steps.upsert(_row("k1", 15, 5.0, city="la"), _row("k2", 10, 6.0, city="la"))
+    steps.expect(
+        [("k1", 20, "sf", 4.0), ("k2", 10, "la", 6.0), ("k3", 10, "sf", 3.0)],
+        "a record older than the merged stored one stays; an equal ordering value moves the key",
+        compact=True,
+    )
+    steps.upsert(_row("k3", 30, 0.0, deleted=True))
+    steps.upsert(_row("k3", 25, 7.0, city="nyc"))
+    steps.expect(
+        [("k1", 20, "sf", 4.0), ("k2", 10, "la", 6.0), ("k3", 25, "nyc", 7.0)],
+        "a key deleted where it was is inserted where it now belongs",
+        compact=True,
+    )
+
+
+@pytest.mark.parametrize(("table_type", "index"), GLOBAL_CASES)
+def test_event_time_partition_move_compares_with_the_merged_stored_record(
+    table_type: str, index: str, tmp_path: Path
+) -> None:
+    partition_moves_against_the_merged_stored_record(Steps(tmp_path, table_type, index, None))
+
+
+@pytest.mark.parametrize(("table_type", "index"), GLOBAL_CASES)
+def test_commit_time_late_record_moves_across_partitions_under_a_global_index(
+    table_type: str, index: str, tmp_path: Path
+) -> None:
+    steps = Steps(tmp_path, table_type, index, "COMMIT_TIME_ORDERING")
+    steps.upsert(_row("k1", 10, 1.0), _row("k2", 10, 2.0, city="nyc"))
+    steps.upsert(_row("k1", 5, 5.0, city="la"))
+    steps.expect([("k1", 5, "la", 5.0), ("k2", 10, "nyc", 2.0)], "the latest write moves its key", compact=True)
