@@ -4,9 +4,10 @@ The family modules (`config/table.py`, `config/read.py`, `config/write.py`, ...)
 this library implements, typed and validated. This module lists all of Hudi 1.0.2's keys with
 Hudi's documented default and what this library does without a declaration, and
 :func:`register_catalog` adds every key not already declared to the registry. A family declaration
-always wins (about 90 catalog keys are declared today), so a key moves to IMPLEMENTED by being
-declared in its family module and nothing here needs to change; the catalog entry stays as the
-fallback.
+always wins (about 180 catalog keys are declared today), so a key moves to IMPLEMENTED by being
+declared in its family module, and its entry here says so (declared, with the declaration's
+status, keeping Hudi's default);
+`tests/hudi_core/config/test_catalog.py` checks that entries and declarations agree.
 
 Source: the Hudi 1.0.2 configuration reference generated from Hudi's config classes,
 `website/versioned_docs/version-1.0.2/configurations.md` (apache/hudi, stored at commit
@@ -25,15 +26,15 @@ Status rules:
   shuffle and executor tuning; Spark/Flink/JVM memory, spill maps, buffers and caches; metrics and
   reporters; commit callbacks; the embedded timeline server and remote file-system views;
   consistency guards and retries; metastore/catalog sync (Hive, Glue, BigQuery, DataHub,
-  `hoodie.meta.sync.*`); Spark SQL-only, structured-streaming and row-writer switches; and table
-  services a later issue implements (clean, compaction, clustering, archival, metadata table,
-  index tuning, locks), marked "not implemented yet".
+  `hoodie.meta.sync.*`); Spark SQL-only, structured-streaming and row-writer switches; and the
+  variants of implemented services this library does not offer (asynchronous services, early
+  conflict detection, DynamoDB and Hive-metastore locks, ...), marked "not implemented yet".
 * UNSUPPORTED (rejected with an error): a feature this library does not implement whose absence
   would silently change the data, the layout or the query results. Bootstrap, the HBase index,
   consistent-hashing buckets, secondary and expression indexes, ORC base files, Hudi Streamer /
-  DeltaStreamer / Kafka Connect options, pre-commit validators, partition TTL, multi-writer
-  concurrency, Java class names (payloads, strategies, partitioners) that cannot run here, and
-  table, key-generator and read semantics not implemented yet.
+  DeltaStreamer / Kafka Connect options, pre-commit validators, partition TTL, Java class names
+  (payloads, strategies, partitioners) that cannot run here, and table, key-generator and read
+  semantics not implemented yet.
 
 When in doubt, a key that changes what is stored or returned is UNSUPPORTED and a tuning or
 operations knob is IGNORED.
@@ -48,8 +49,13 @@ from hudi_core.config import ConfigOption, OptionStatus, lookup, parse_str, regi
 CatalogEntry = tuple[str, str | None, OptionStatus, str]
 """(key, Hudi 1.0.2 default or None, status, reason)."""
 
+_D: Final = OptionStatus.IMPLEMENTED
 _I: Final = OptionStatus.IGNORED
 _U: Final = OptionStatus.UNSUPPORTED
+
+# A declaration in a family module stands for these keys (with its own status and reason); the entry
+# records Hudi's default and the declaration's status.
+_DECLARED: Final = "declared, typed and validated in its family module"
 
 # ---- reasons: IGNORED -----------------------------------------------------------------------------
 _LATER: Final = "not implemented yet; writes and reads are correct without it"
@@ -69,8 +75,6 @@ _TIMELINE_SERVER: Final = "no embedded timeline server or remote file-system vie
 _GUARD: Final = "storage consistency-guard or retry setting; not needed here"
 _METASERVER_CONN: Final = "Hudi metaserver connection setting; the metaserver is not used"
 _INTERNAL: Final = "internal flag of the Java engines; no effect here"
-_TABLE_PROP: Final = "table property the writer maintains in hoodie.properties; not a user option"
-_CATALOG_NAME: Final = "catalog database name; not used for storage"
 _TABLE_NAME_ALIAS: Final = "Spark datasource spelling of the table name; pass hoodie.table.name"
 _BASE_PATH: Final = "the table path is passed to the reader and writer directly"
 _BLOOM_ALWAYS: Final = "bloom filters are always written to base file footers"
@@ -88,7 +92,6 @@ _LOGGING: Final = "log-masking setting of the Hudi Streamer; no effect here"
 # ---- reasons: UNSUPPORTED -------------------------------------------------------------------------
 _LATER_DATA: Final = "not implemented yet; ignoring it would change the data, layout or query results"
 _JAVA: Final = "takes Java class names, which cannot run here"
-_PAYLOAD: Final = "record payload classes are Java classes; not implemented yet"
 _ORDERING_FIELD: Final = "not implemented yet; set hoodie.datasource.write.precombine.field"
 _BOOTSTRAP: Final = "bootstrapping existing tables is not supported"
 _HBASE: Final = "the HBase index is not supported"
@@ -108,34 +111,32 @@ _TVF: Final = "Spark table-valued functions (file-system and timeline relations)
 _READ_PATHS: Final = "reading an explicit list of file paths is not supported"
 _MERGE_TYPE: Final = "not implemented yet; snapshot reads always merge log records (payload_combine)"
 _METASERVER: Final = "the Hudi metaserver (timeline kept outside storage) is not supported"
-_CONCURRENCY: Final = "multi-writer concurrency control is not implemented yet; only a single writer is safe"
-_FAILED_WRITES: Final = "not implemented under this spelling yet; pass hoodie.cleaner.policy.failed.writes"
 _UPGRADE: Final = "table upgrade and downgrade are not implemented; tables are written at version 8"
 _AUTO_COMMIT: Final = "not implemented yet; every successful write commits"
 
 _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     # ---- Hudi Table Config (hoodie.properties) -----------------------------------------------------
-    ("hoodie.bootstrap.base.path", None, _U, _BOOTSTRAP),
+    ("hoodie.bootstrap.base.path", None, _U, _DECLARED),
     # Table config prints (N/A); Payload Configurations print this default.
-    ("hoodie.compaction.payload.class", "org.apache.hudi.common.model.DefaultHoodieRecordPayload", _U, _PAYLOAD),
-    ("hoodie.database.name", None, _I, _CATALOG_NAME),
-    ("hoodie.record.merge.mode", None, _U, _LATER_DATA),
-    ("hoodie.record.merge.strategy.id", None, _U, _LATER_DATA),
-    ("hoodie.table.checksum", None, _I, _TABLE_PROP),
-    ("hoodie.table.create.schema", None, _I, _TABLE_PROP),
-    ("hoodie.table.index.defs.path", None, _U, _SECONDARY),
-    ("hoodie.table.keygenerator.class", None, _U, _LATER_DATA),
-    ("hoodie.table.keygenerator.type", None, _U, _LATER_DATA),
-    ("hoodie.table.metadata.partitions", None, _I, _TABLE_PROP),
-    ("hoodie.table.metadata.partitions.inflight", None, _I, _TABLE_PROP),
-    ("hoodie.table.name", None, _U, _LATER_DATA),
-    ("hoodie.table.partition.fields", None, _U, _LATER_DATA),
-    ("hoodie.table.precombine.field", None, _U, _LATER_DATA),
-    ("hoodie.table.recordkey.fields", None, _U, _LATER_DATA),
+    ("hoodie.compaction.payload.class", "org.apache.hudi.common.model.DefaultHoodieRecordPayload", _D, _DECLARED),
+    ("hoodie.database.name", None, _D, _DECLARED),
+    ("hoodie.record.merge.mode", None, _D, _DECLARED),
+    ("hoodie.record.merge.strategy.id", None, _D, _DECLARED),
+    ("hoodie.table.checksum", None, _D, _DECLARED),
+    ("hoodie.table.create.schema", None, _D, _DECLARED),
+    ("hoodie.table.index.defs.path", None, _D, _DECLARED),
+    ("hoodie.table.keygenerator.class", None, _D, _DECLARED),
+    ("hoodie.table.keygenerator.type", None, _D, _DECLARED),
+    ("hoodie.table.metadata.partitions", None, _D, _DECLARED),
+    ("hoodie.table.metadata.partitions.inflight", None, _D, _DECLARED),
+    ("hoodie.table.name", None, _D, _DECLARED),
+    ("hoodie.table.partition.fields", None, _D, _DECLARED),
+    ("hoodie.table.precombine.field", None, _D, _DECLARED),
+    ("hoodie.table.recordkey.fields", None, _D, _DECLARED),
     ("hoodie.table.secondary.indexes.metadata", None, _U, _SECONDARY),
     # Table property (N/A); Write Configurations print 2 for the writer's TIMELINE_LAYOUT_VERSION_NUM.
-    ("hoodie.timeline.layout.version", None, _I, _TABLE_PROP),
-    ("hoodie.archivelog.folder", "archived", _I, _TABLE_PROP),
+    ("hoodie.timeline.layout.version", None, _D, _DECLARED),
+    ("hoodie.archivelog.folder", "archived", _D, _DECLARED),
     (
         "hoodie.bootstrap.index.class",
         "org.apache.hudi.common.bootstrap.index.hfile.HFileBootstrapIndex",
@@ -144,40 +145,40 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ),
     ("hoodie.bootstrap.index.enable", "true", _U, _BOOTSTRAP),
     ("hoodie.bootstrap.index.type", "HFILE", _U, _BOOTSTRAP),
-    ("hoodie.datasource.write.hive_style_partitioning", "false", _U, _LATER_DATA),
-    ("hoodie.partition.metafile.use.base.format", "false", _U, _LATER_DATA),
-    ("hoodie.populate.meta.fields", "true", _U, _LATER_DATA),
-    ("hoodie.table.base.file.format", "PARQUET", _U, _LATER_DATA),
-    ("hoodie.table.cdc.enabled", "false", _U, _LATER_DATA),
-    ("hoodie.table.cdc.supplemental.logging.mode", "DATA_BEFORE_AFTER", _U, _LATER_DATA),
-    ("hoodie.table.initial.version", "EIGHT", _I, _TABLE_PROP),
-    ("hoodie.table.log.file.format", "HOODIE_LOG", _I, _TABLE_PROP),
+    ("hoodie.datasource.write.hive_style_partitioning", "false", _D, _DECLARED),
+    ("hoodie.partition.metafile.use.base.format", "false", _D, _DECLARED),
+    ("hoodie.populate.meta.fields", "true", _D, _DECLARED),
+    ("hoodie.table.base.file.format", "PARQUET", _D, _DECLARED),
+    ("hoodie.table.cdc.enabled", "false", _D, _DECLARED),
+    ("hoodie.table.cdc.supplemental.logging.mode", "DATA_BEFORE_AFTER", _D, _DECLARED),
+    ("hoodie.table.initial.version", "EIGHT", _D, _DECLARED),
+    ("hoodie.table.log.file.format", "HOODIE_LOG", _D, _DECLARED),
     ("hoodie.table.multiple.base.file.formats.enable", "false", _U, _MULTI_FORMAT),
-    ("hoodie.table.timeline.timezone", "LOCAL", _U, _LATER_DATA),
-    ("hoodie.table.type", "COPY_ON_WRITE", _U, _LATER_DATA),
-    ("hoodie.table.version", "EIGHT", _I, _TABLE_PROP),
-    ("hoodie.timeline.history.path", "history", _I, _TABLE_PROP),
-    ("hoodie.timeline.path", "timeline", _I, _TABLE_PROP),
-    ("hoodie.datasource.write.drop.partition.columns", "false", _U, _LATER_DATA),
-    ("hoodie.datasource.write.partitionpath.urlencode", "false", _U, _LATER_DATA),
+    ("hoodie.table.timeline.timezone", "LOCAL", _D, _DECLARED),
+    ("hoodie.table.type", "COPY_ON_WRITE", _D, _DECLARED),
+    ("hoodie.table.version", "EIGHT", _D, _DECLARED),
+    ("hoodie.timeline.history.path", "history", _D, _DECLARED),
+    ("hoodie.timeline.path", "timeline", _D, _DECLARED),
+    ("hoodie.datasource.write.drop.partition.columns", "false", _D, _DECLARED),
+    ("hoodie.datasource.write.partitionpath.urlencode", "false", _D, _DECLARED),
     # ---- Spark Datasource Configs: Read Options ----------------------------------------------------
-    ("hoodie.datasource.read.begin.instanttime", None, _U, _LATER_DATA),
-    ("hoodie.datasource.read.end.instanttime", None, _U, _LATER_DATA),
+    ("hoodie.datasource.read.begin.instanttime", None, _D, _DECLARED),
+    ("hoodie.datasource.read.end.instanttime", None, _D, _DECLARED),
     ("hoodie.datasource.read.incr.table.version", None, _U, _LATER_DATA),
     ("hoodie.datasource.read.streaming.table.version", None, _I, _STREAMING),
-    ("hoodie.datasource.write.precombine.field", None, _U, _LATER_DATA),
-    ("hoodie.datasource.query.type", "snapshot", _U, _LATER_DATA),
-    ("as.of.instant", None, _U, _LATER_DATA),
+    ("hoodie.datasource.write.precombine.field", None, _D, _DECLARED),
+    ("hoodie.datasource.query.type", "snapshot", _D, _DECLARED),
+    ("as.of.instant", None, _D, _DECLARED),
     ("hoodie.datasource.read.paths", None, _U, _READ_PATHS),
     ("hoodie.datasource.merge.type", "payload_combine", _U, _MERGE_TYPE),
-    ("hoodie.datasource.query.incremental.format", "latest_state", _U, _LATER_DATA),
+    ("hoodie.datasource.query.incremental.format", "latest_state", _D, _DECLARED),
     ("hoodie.datasource.read.create.filesystem.relation", "false", _U, _TVF),
-    ("hoodie.datasource.read.extract.partition.values.from.path", "false", _U, _LATER_DATA),
+    ("hoodie.datasource.read.extract.partition.values.from.path", "false", _I, _DECLARED),
     ("hoodie.datasource.read.file.index.listing.mode", "lazy", _I, _PERF),
     ("hoodie.datasource.read.file.index.listing.partition-path-prefix.analysis.enabled", "true", _I, _PERF),
-    ("hoodie.datasource.read.incr.fallback.fulltablescan.enable", "true", _U, _LATER_DATA),
+    ("hoodie.datasource.read.incr.fallback.fulltablescan.enable", "true", _D, _DECLARED),
     ("hoodie.datasource.read.incr.filters", "", _U, _LATER_DATA),
-    ("hoodie.datasource.read.incr.path.glob", "", _U, _LATER_DATA),
+    ("hoodie.datasource.read.incr.path.glob", "", _U, _DECLARED),
     ("hoodie.datasource.read.incr.skip_cluster", "false", _U, _LATER_DATA),
     ("hoodie.datasource.read.incr.skip_compact", "false", _U, _LATER_DATA),
     ("hoodie.datasource.read.schema.use.end.instanttime", "false", _U, _LATER_DATA),
@@ -188,26 +189,26 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.enable.data.skipping", "true", _I, _PERF),
     ("hoodie.file.index.enable", "true", _I, _SPARK),
     ("hoodie.read.timeline.holes.resolution.policy", "FAIL", _U, _LATER_DATA),
-    ("hoodie.schema.on.read.enable", "false", _U, _LATER_DATA),
+    ("hoodie.schema.on.read.enable", "false", _U, _DECLARED),
     # ---- Spark Datasource Configs: Write Options ---------------------------------------------------
     ("hoodie.datasource.hive_sync.mode", None, _I, _SYNC),
-    ("hoodie.datasource.write.partitionpath.field", None, _U, _LATER_DATA),
-    ("hoodie.datasource.write.recordkey.field", None, _U, _LATER_DATA),
+    ("hoodie.datasource.write.partitionpath.field", None, _D, _DECLARED),
+    ("hoodie.datasource.write.recordkey.field", None, _D, _DECLARED),
     ("hoodie.datasource.write.secondarykey.column", None, _U, _SECONDARY),
-    ("hoodie.write.record.merge.mode", None, _U, _LATER_DATA),
+    ("hoodie.write.record.merge.mode", None, _D, _DECLARED),
     ("hoodie.clustering.async.enabled", "false", _I, _LATER),
-    ("hoodie.clustering.inline", "false", _I, _LATER),
+    ("hoodie.clustering.inline", "false", _D, _DECLARED),
     ("hoodie.datasource.hive_sync.enable", "false", _I, _SYNC),
     ("hoodie.datasource.hive_sync.jdbcurl", "jdbc:hive2://localhost:10000", _I, _SYNC),
     ("hoodie.datasource.hive_sync.metastore.uris", "thrift://localhost:9083", _I, _SYNC),
     ("hoodie.datasource.meta.sync.enable", "false", _I, _SYNC),
-    ("hoodie.datasource.write.operation", "upsert", _U, _LATER_DATA),
-    ("hoodie.datasource.write.table.type", "COPY_ON_WRITE", _U, _LATER_DATA),
+    ("hoodie.datasource.write.operation", "upsert", _D, _DECLARED),
+    ("hoodie.datasource.write.table.type", "COPY_ON_WRITE", _D, _DECLARED),
     ("hoodie.datasource.hive_sync.serde_properties", None, _I, _SYNC),
     ("hoodie.datasource.hive_sync.table_properties", None, _I, _SYNC),
     ("hoodie.datasource.overwrite.mode", None, _U, _LATER_DATA),
-    ("hoodie.datasource.write.partitions.to.delete", None, _U, _LATER_DATA),
-    ("hoodie.datasource.write.payload.class", None, _U, _PAYLOAD),
+    ("hoodie.datasource.write.partitions.to.delete", None, _D, _DECLARED),
+    ("hoodie.datasource.write.payload.class", None, _D, _DECLARED),
     ("hoodie.datasource.write.table.name", None, _I, _TABLE_NAME_ALIAS),
     ("hoodie.write.record.merge.custom.implementation.classes", None, _U, _JAVA),
     ("hoodie.write.record.merge.strategy.id", None, _U, _LATER_DATA),
@@ -235,16 +236,16 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.datasource.hive_sync.use_jdbc", "true", _I, _SYNC),
     ("hoodie.datasource.hive_sync.use_pre_apache_input_format", "false", _I, _SYNC),
     ("hoodie.datasource.hive_sync.username", "hive", _I, _SYNC),
-    ("hoodie.datasource.insert.dup.policy", "none", _U, _LATER_DATA),
+    ("hoodie.datasource.insert.dup.policy", "none", _D, _DECLARED),
     ("hoodie.datasource.meta_sync.condition.sync", "false", _I, _SYNC),
     ("hoodie.datasource.write.commitmeta.key.prefix", "_", _U, _LATER_DATA),
     ("hoodie.datasource.write.insert.drop.duplicates", "false", _U, _LATER_DATA),
     # Write Configurations print (N/A) for the same key.
-    ("hoodie.datasource.write.keygenerator.class", "org.apache.hudi.keygen.SimpleKeyGenerator", _U, _LATER_DATA),
+    ("hoodie.datasource.write.keygenerator.class", "org.apache.hudi.keygen.SimpleKeyGenerator", _D, _DECLARED),
     ("hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled", "false", _U, _LATER_DATA),
     ("hoodie.datasource.write.reconcile.schema", "false", _U, _LATER_DATA),
     ("hoodie.datasource.write.row.writer.enable", "true", _I, _ROW_WRITER),
-    ("hoodie.datasource.write.streaming.checkpoint.identifier", "default_single_writer", _I, _STREAMING),
+    ("hoodie.datasource.write.streaming.checkpoint.identifier", "default_single_writer", _D, _DECLARED),
     ("hoodie.datasource.write.streaming.disable.compaction", "false", _I, _STREAMING),
     ("hoodie.datasource.write.streaming.ignore.failed.batch", "false", _I, _STREAMING),
     ("hoodie.datasource.write.streaming.retry.count", "3", _I, _STREAMING),
@@ -269,11 +270,11 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.precommit.validators.single.value.sql.queries", "", _U, _VALIDATORS),
     # ---- Flink Sql Configs: the Flink options spelled as hoodie.* keys -----------------------------
     # Flink options print "" and 4 buckets; the Index Configs (the Spark and Java writers) print these.
-    ("hoodie.bucket.index.hash.field", None, _U, _LATER_DATA),
-    ("hoodie.bucket.index.num.buckets", "256", _U, _LATER_DATA),
-    ("hoodie.datasource.write.keygenerator.type", "SIMPLE", _U, _LATER_DATA),
-    ("hoodie.index.bucket.engine", "SIMPLE", _U, _LATER_DATA),
-    ("hoodie.write.table.version", "8", _U, _LATER_DATA),
+    ("hoodie.bucket.index.hash.field", None, _D, _DECLARED),
+    ("hoodie.bucket.index.num.buckets", "256", _D, _DECLARED),
+    ("hoodie.datasource.write.keygenerator.type", "SIMPLE", _D, _DECLARED),
+    ("hoodie.index.bucket.engine", "SIMPLE", _D, _DECLARED),
+    ("hoodie.write.table.version", "8", _D, _DECLARED),
     # ---- Write Client Configs: Common Configurations -----------------------------------------------
     ("hoodie.base.path", None, _I, _BASE_PATH),
     ("hoodie.memory.compaction.max.size", None, _I, _MEM),
@@ -293,14 +294,14 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.index.name", None, _U, _SECONDARY),
     ("hoodie.metadata.index.drop", None, _U, _SECONDARY),
     ("hoodie.expression.index.type", "COLUMN_STATS", _U, _SECONDARY),
-    ("hoodie.metadata.enable", "true", _I, _LATER),
-    ("hoodie.metadata.index.bloom.filter.enable", "false", _I, _LATER),
-    ("hoodie.metadata.index.column.stats.enable", "false", _I, _LATER),
+    ("hoodie.metadata.enable", "true", _D, _DECLARED),
+    ("hoodie.metadata.index.bloom.filter.enable", "false", _D, _DECLARED),
+    ("hoodie.metadata.index.column.stats.enable", "false", _D, _DECLARED),
     ("hoodie.metadata.index.expression.enable", "false", _U, _SECONDARY),
-    ("hoodie.metadata.index.partition.stats.enable", "false", _I, _LATER),
+    ("hoodie.metadata.index.partition.stats.enable", "false", _D, _DECLARED),
     ("hoodie.metadata.index.secondary.enable", "true", _U, _SECONDARY),
     ("hoodie.metadata.index.bloom.filter.column.list", None, _I, _LATER),
-    ("hoodie.metadata.index.column.stats.column.list", None, _I, _LATER),
+    ("hoodie.metadata.index.column.stats.column.list", None, _D, _DECLARED),
     ("hoodie.metadata.index.column.stats.processing.mode.override", None, _I, _LATER),
     ("hoodie.metadata.index.expression.column", None, _U, _SECONDARY),
     ("hoodie.metadata.index.expression.options", None, _U, _SECONDARY),
@@ -308,19 +309,19 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("_hoodie.metadata.ignore.spurious.deletes", "true", _I, _INTERNAL),
     ("hoodie.file.listing.parallelism", "200", _I, _PERF),
     ("hoodie.metadata.auto.initialize", "true", _I, _LATER),
-    ("hoodie.metadata.compact.max.delta.commits", "10", _I, _LATER),
+    ("hoodie.metadata.compact.max.delta.commits", "10", _D, _DECLARED),
     ("hoodie.metadata.dir.filter.regex", "", _I, _LATER),
     ("hoodie.metadata.index.async", "false", _I, _LATER),
-    ("hoodie.metadata.index.bloom.filter.file.group.count", "4", _I, _LATER),
+    ("hoodie.metadata.index.bloom.filter.file.group.count", "4", _D, _DECLARED),
     ("hoodie.metadata.index.bloom.filter.parallelism", "200", _I, _PERF),
     ("hoodie.metadata.index.check.timeout.seconds", "900", _I, _LATER),
-    ("hoodie.metadata.index.column.stats.file.group.count", "2", _I, _LATER),
+    ("hoodie.metadata.index.column.stats.file.group.count", "2", _D, _DECLARED),
     ("hoodie.metadata.index.column.stats.inMemory.projection.threshold", "100000", _I, _LATER),
-    ("hoodie.metadata.index.column.stats.max.columns.to.index", "32", _I, _LATER),
+    ("hoodie.metadata.index.column.stats.max.columns.to.index", "32", _D, _DECLARED),
     ("hoodie.metadata.index.column.stats.parallelism", "200", _I, _PERF),
     ("hoodie.metadata.index.expression.file.group.count", "2", _I, _LATER),
     ("hoodie.metadata.index.expression.parallelism", "200", _I, _PERF),
-    ("hoodie.metadata.index.partition.stats.file.group.count", "1", _I, _LATER),
+    ("hoodie.metadata.index.partition.stats.file.group.count", "1", _D, _DECLARED),
     ("hoodie.metadata.index.partition.stats.parallelism", "200", _I, _PERF),
     ("hoodie.metadata.index.secondary.parallelism", "200", _I, _PERF),
     ("hoodie.metadata.log.compaction.blocks.threshold", "5", _I, _LATER),
@@ -332,11 +333,11 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.metadata.max.reader.memory", "1073741824", _I, _MEM),
     ("hoodie.metadata.metrics.enable", "false", _I, _METRICS),
     ("hoodie.metadata.optimized.log.blocks.scan.enable", "false", _I, _LATER),
-    ("hoodie.metadata.record.index.enable", "false", _I, _LATER),
+    ("hoodie.metadata.record.index.enable", "false", _D, _DECLARED),
     ("hoodie.metadata.record.index.growth.factor", "2.0", _I, _LATER),
-    ("hoodie.metadata.record.index.max.filegroup.count", "10000", _I, _LATER),
-    ("hoodie.metadata.record.index.max.filegroup.size", "1073741824", _I, _LATER),
-    ("hoodie.metadata.record.index.min.filegroup.count", "10", _I, _LATER),
+    ("hoodie.metadata.record.index.max.filegroup.count", "10000", _D, _DECLARED),
+    ("hoodie.metadata.record.index.max.filegroup.size", "1073741824", _D, _DECLARED),
+    ("hoodie.metadata.record.index.min.filegroup.count", "10", _D, _DECLARED),
     ("hoodie.metadata.spillable.map.path", "", _I, _MEM),
     # ---- Metaserver Configs ------------------------------------------------------------------------
     ("hoodie.metaserver.connect.retries", "3", _I, _METASERVER_CONN),
@@ -344,33 +345,33 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.metaserver.enabled", "false", _U, _METASERVER),
     ("hoodie.metaserver.uris", "thrift://localhost:9090", _I, _METASERVER_CONN),
     # ---- Storage Configs ---------------------------------------------------------------------------
-    ("hoodie.parquet.compression.codec", "gzip", _U, _LATER_DATA),
-    ("hoodie.parquet.max.file.size", "125829120", _I, _SIZING),
-    ("hoodie.logfile.data.block.format", None, _U, _LATER_DATA),
+    ("hoodie.parquet.compression.codec", "gzip", _D, _DECLARED),
+    ("hoodie.parquet.max.file.size", "125829120", _D, _DECLARED),
+    ("hoodie.logfile.data.block.format", None, _D, _DECLARED),
     ("hoodie.parquet.writelegacyformat.enabled", None, _I, _SPARK_PARQUET),
     ("hoodie.avro.write.support.class", "org.apache.hudi.avro.HoodieAvroWriteSupport", _U, _JAVA),
-    ("hoodie.bloom.index.filter.dynamic.max.entries", "100000", _I, _LATER),
-    ("hoodie.bloom.index.filter.type", "DYNAMIC_V0", _I, _LATER),
+    ("hoodie.bloom.index.filter.dynamic.max.entries", "100000", _D, _DECLARED),
+    ("hoodie.bloom.index.filter.type", "DYNAMIC_V0", _D, _DECLARED),
     ("hoodie.hfile.block.size", "1048576", _I, _HFILE),
     ("hoodie.hfile.compression.algorithm", "GZ", _I, _HFILE),
     ("hoodie.hfile.max.file.size", "125829120", _I, _HFILE),
-    ("hoodie.index.bloom.fpp", "0.000000001", _I, _LATER),
-    ("hoodie.index.bloom.num_entries", "60000", _I, _LATER),
+    ("hoodie.index.bloom.fpp", "0.000000001", _D, _DECLARED),
+    ("hoodie.index.bloom.num_entries", "60000", _D, _DECLARED),
     ("hoodie.io.factory.class", "org.apache.hudi.io.hadoop.HoodieHadoopIOFactory", _I, _JAVA_IO),
     ("hoodie.logfile.data.block.max.size", "268435456", _I, _SIZING),
-    ("hoodie.logfile.max.size", "1073741824", _I, _SIZING),
+    ("hoodie.logfile.max.size", "1073741824", _D, _DECLARED),
     ("hoodie.logfile.to.parquet.compression.ratio", "0.35", _I, _SIZING),
     ("hoodie.orc.block.size", "125829120", _U, _ORC),
     ("hoodie.orc.compression.codec", "ZLIB", _U, _ORC),
     ("hoodie.orc.max.file.size", "125829120", _U, _ORC),
     ("hoodie.orc.stripe.size", "67108864", _U, _ORC),
-    ("hoodie.parquet.block.size", "125829120", _I, _SIZING),
+    ("hoodie.parquet.block.size", "125829120", _D, _DECLARED),
     ("hoodie.parquet.bloom.filter.enabled", "true", _I, _BLOOM_ALWAYS),
     ("hoodie.parquet.compression.ratio", "0.1", _I, _SIZING),
     ("hoodie.parquet.dictionary.enabled", "true", _I, _ENCODING),
     ("hoodie.parquet.field_id.write.enabled", "true", _I, _SPARK_PARQUET),
     ("hoodie.parquet.outputtimestamptype", "TIMESTAMP_MICROS", _U, _TIMESTAMP_TYPE),
-    ("hoodie.parquet.page.size", "1048576", _I, _SIZING),
+    ("hoodie.parquet.page.size", "1048576", _D, _DECLARED),
     (
         "hoodie.parquet.spark.row.write.support.class",
         "org.apache.hudi.io.storage.row.HoodieRowParquetWriteSupport",
@@ -414,14 +415,14 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.filesystem.view.spillable.replaced.mem.fraction", "0.05", _I, _TIMELINE_SERVER),
     ("hoodie.filesystem.view.type", "MEMORY", _I, _TIMELINE_SERVER),
     # ---- Archival Configs --------------------------------------------------------------------------
-    ("hoodie.keep.max.commits", "30", _I, _LATER),
-    ("hoodie.keep.min.commits", "20", _I, _LATER),
+    ("hoodie.keep.max.commits", "30", _D, _DECLARED),
+    ("hoodie.keep.min.commits", "20", _D, _DECLARED),
     ("hoodie.archive.async", "false", _I, _LATER),
-    ("hoodie.archive.automatic", "true", _I, _LATER),
-    ("hoodie.archive.beyond.savepoint", "false", _I, _LATER),
+    ("hoodie.archive.automatic", "true", _D, _DECLARED),
+    ("hoodie.archive.beyond.savepoint", "false", _D, _DECLARED),
     ("hoodie.archive.delete.parallelism", "100", _I, _PERF),
     ("hoodie.commits.archival.batch", "10", _I, _LATER),
-    ("hoodie.timeline.compaction.batch.size", "10", _I, _LATER),
+    ("hoodie.timeline.compaction.batch.size", "10", _D, _DECLARED),
     # ---- Bootstrap Configs -------------------------------------------------------------------------
     ("hoodie.bootstrap.data.queries.only", "false", _U, _BOOTSTRAP),
     (
@@ -446,27 +447,27 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
         _BOOTSTRAP,
     ),
     # ---- Clean Configs -----------------------------------------------------------------------------
-    ("hoodie.clean.async.enabled", "false", _I, _LATER),
-    ("hoodie.clean.commits.retained", "10", _I, _LATER),
-    ("hoodie.clean.automatic", "true", _I, _LATER),
+    ("hoodie.clean.async.enabled", "false", _I, _DECLARED),
+    ("hoodie.clean.commits.retained", "10", _D, _DECLARED),
+    ("hoodie.clean.automatic", "true", _D, _DECLARED),
     ("hoodie.clean.delete.bootstrap.base.file", "false", _U, _BOOTSTRAP),
-    ("hoodie.clean.failed.writes.policy", "EAGER", _U, _FAILED_WRITES),
-    ("hoodie.clean.fileversions.retained", "3", _I, _LATER),
-    ("hoodie.clean.hours.retained", "24", _I, _LATER),
-    ("hoodie.clean.incremental.enabled", "true", _I, _LATER),
+    ("hoodie.clean.failed.writes.policy", "EAGER", _D, _DECLARED),
+    ("hoodie.clean.fileversions.retained", "3", _D, _DECLARED),
+    ("hoodie.clean.hours.retained", "24", _D, _DECLARED),
+    ("hoodie.clean.incremental.enabled", "true", _I, _DECLARED),
     ("hoodie.clean.multiple.enabled", "false", _I, _LATER),
     ("hoodie.clean.parallelism", "200", _I, _PERF),
-    ("hoodie.clean.policy", "KEEP_LATEST_COMMITS", _I, _LATER),
-    ("hoodie.clean.trigger.max.commits", "1", _I, _LATER),
-    ("hoodie.clean.trigger.strategy", "NUM_COMMITS", _I, _LATER),
+    ("hoodie.clean.policy", "KEEP_LATEST_COMMITS", _D, _DECLARED),
+    ("hoodie.clean.trigger.max.commits", "1", _D, _DECLARED),
+    ("hoodie.clean.trigger.strategy", "NUM_COMMITS", _D, _DECLARED),
     # ---- Clustering Configs ------------------------------------------------------------------------
-    ("hoodie.clustering.plan.strategy.small.file.limit", "314572800", _I, _LATER),
-    ("hoodie.clustering.plan.strategy.target.file.max.bytes", "1073741824", _I, _LATER),
+    ("hoodie.clustering.plan.strategy.small.file.limit", "314572800", _D, _DECLARED),
+    ("hoodie.clustering.plan.strategy.target.file.max.bytes", "1073741824", _D, _DECLARED),
     ("hoodie.clustering.plan.strategy.cluster.begin.partition", None, _I, _LATER),
     ("hoodie.clustering.plan.strategy.cluster.end.partition", None, _I, _LATER),
-    ("hoodie.clustering.plan.strategy.partition.regex.pattern", None, _I, _LATER),
-    ("hoodie.clustering.plan.strategy.partition.selected", None, _I, _LATER),
-    ("hoodie.clustering.plan.strategy.sort.columns", None, _I, _LATER),
+    ("hoodie.clustering.plan.strategy.partition.regex.pattern", None, _D, _DECLARED),
+    ("hoodie.clustering.plan.strategy.partition.selected", None, _D, _DECLARED),
+    ("hoodie.clustering.plan.strategy.sort.columns", None, _D, _DECLARED),
     ("hoodie.clustering.async.max.commits", "4", _I, _LATER),
     (
         "hoodie.clustering.execution.strategy.class",
@@ -475,7 +476,7 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
         _JAVA,
     ),
     ("hoodie.clustering.group.read.parallelism", "20", _I, _PERF),
-    ("hoodie.clustering.inline.max.commits", "4", _I, _LATER),
+    ("hoodie.clustering.inline.max.commits", "4", _D, _DECLARED),
     ("hoodie.clustering.max.parallelism", "15", _I, _PERF),
     ("hoodie.clustering.plan.partition.filter.mode", "NONE", _I, _LATER),
     (
@@ -486,32 +487,32 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ),
     ("hoodie.clustering.plan.strategy.daybased.lookback.partitions", "2", _I, _LATER),
     ("hoodie.clustering.plan.strategy.daybased.skipfromlatest.partitions", "0", _I, _LATER),
-    ("hoodie.clustering.plan.strategy.max.bytes.per.group", "2147483648", _I, _LATER),
-    ("hoodie.clustering.plan.strategy.max.num.groups", "30", _I, _LATER),
-    ("hoodie.clustering.plan.strategy.single.group.clustering.enabled", "true", _I, _LATER),
+    ("hoodie.clustering.plan.strategy.max.bytes.per.group", "2147483648", _D, _DECLARED),
+    ("hoodie.clustering.plan.strategy.max.num.groups", "30", _D, _DECLARED),
+    ("hoodie.clustering.plan.strategy.single.group.clustering.enabled", "true", _D, _DECLARED),
     ("hoodie.clustering.rollback.pending.replacecommit.on.conflict", "false", _I, _LATER),
-    ("hoodie.clustering.schedule.inline", "false", _I, _LATER),
+    ("hoodie.clustering.schedule.inline", "false", _D, _DECLARED),
     (
         "hoodie.clustering.updates.strategy",
         "org.apache.hudi.client.clustering.update.strategy.SparkRejectUpdateStrategy",
-        _U,
-        _JAVA,
+        _D,
+        _DECLARED,
     ),
     ("hoodie.layout.optimize.build.curve.sample.size", "200000", _I, _LATER),
-    ("hoodie.layout.optimize.curve.build.method", "DIRECT", _I, _LATER),
+    ("hoodie.layout.optimize.curve.build.method", "DIRECT", _D, _DECLARED),
     ("hoodie.layout.optimize.data.skipping.enable", "true", _I, _LATER),
     ("hoodie.layout.optimize.enable", "false", _I, _LATER),
-    ("hoodie.layout.optimize.strategy", "LINEAR", _I, _LATER),
+    ("hoodie.layout.optimize.strategy", "LINEAR", _D, _DECLARED),
     # ---- Compaction Configs ------------------------------------------------------------------------
-    ("hoodie.compact.inline", "false", _I, _LATER),
-    ("hoodie.compact.inline.max.delta.commits", "5", _I, _LATER),
+    ("hoodie.compact.inline", "false", _D, _DECLARED),
+    ("hoodie.compact.inline.max.delta.commits", "5", _D, _DECLARED),
     ("hoodie.compaction.partition.path.regex", None, _I, _LATER),
-    ("hoodie.compact.inline.max.delta.seconds", "3600", _I, _LATER),
-    ("hoodie.compact.inline.trigger.strategy", "NUM_COMMITS", _I, _LATER),
-    ("hoodie.compact.schedule.inline", "false", _I, _LATER),
+    ("hoodie.compact.inline.max.delta.seconds", "3600", _D, _DECLARED),
+    ("hoodie.compact.inline.trigger.strategy", "NUM_COMMITS", _D, _DECLARED),
+    ("hoodie.compact.schedule.inline", "false", _D, _DECLARED),
     ("hoodie.compaction.daybased.target.partitions", "10", _I, _LATER),
-    ("hoodie.compaction.logfile.num.threshold", "0", _I, _LATER),
-    ("hoodie.compaction.logfile.size.threshold", "0", _I, _LATER),
+    ("hoodie.compaction.logfile.num.threshold", "0", _D, _DECLARED),
+    ("hoodie.compaction.logfile.size.threshold", "0", _D, _DECLARED),
     (
         "hoodie.compaction.plan.generator",
         "org.apache.hudi.table.action.compact.plan.generators.HoodieCompactionPlanGenerator",
@@ -521,17 +522,17 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     (
         "hoodie.compaction.strategy",
         "org.apache.hudi.table.action.compact.strategy.LogFileSizeBasedCompactionStrategy",
-        _U,
-        _JAVA,
+        _D,
+        _DECLARED,
     ),
-    ("hoodie.compaction.target.io", "512000", _I, _LATER),
+    ("hoodie.compaction.target.io", "512000", _D, _DECLARED),
     ("hoodie.copyonwrite.insert.auto.split", "true", _I, _LATER),
     ("hoodie.copyonwrite.insert.split.size", "500000", _I, _LATER),
-    ("hoodie.copyonwrite.record.size.estimate", "1024", _I, _LATER),
-    ("hoodie.log.compaction.blocks.threshold", "5", _I, _LATER),
-    ("hoodie.log.compaction.enable", "false", _I, _LATER),
-    ("hoodie.log.compaction.inline", "false", _I, _LATER),
-    ("hoodie.parquet.small.file.limit", "104857600", _I, _SIZING),
+    ("hoodie.copyonwrite.record.size.estimate", "1024", _D, _DECLARED),
+    ("hoodie.log.compaction.blocks.threshold", "5", _D, _DECLARED),
+    ("hoodie.log.compaction.enable", "false", _D, _DECLARED),
+    ("hoodie.log.compaction.inline", "false", _D, _DECLARED),
+    ("hoodie.parquet.small.file.limit", "104857600", _D, _DECLARED),
     ("hoodie.record.size.estimation.threshold", "1.0", _I, _LATER),
     # ---- Error table Configs -----------------------------------------------------------------------
     ("hoodie.errortable.base.path", None, _U, _ERROR_TABLE),
@@ -560,7 +561,7 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.instant_state.timeline_server_based.enabled", "false", _I, _TIMELINE_SERVER),
     ("hoodie.instant_state.timeline_server_based.force_refresh.request.number", "100", _I, _TIMELINE_SERVER),
     ("hoodie.write.auto.upgrade", "true", _U, _UPGRADE),
-    ("hoodie.write.concurrency.mode", "SINGLE_WRITER", _U, _CONCURRENCY),
+    ("hoodie.write.concurrency.mode", "SINGLE_WRITER", _D, _DECLARED),
     ("hoodie.avro.schema", None, _U, _LATER_DATA),
     ("hoodie.bulkinsert.user.defined.partitioner.class", None, _U, _JAVA),
     ("hoodie.bulkinsert.user.defined.partitioner.sort.columns", None, _I, _LATER),
@@ -579,12 +580,12 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.bulkinsert.sort.mode", "NONE", _I, _LATER),
     ("hoodie.bulkinsert.sort.suffix.record_key", "false", _I, _LATER),
     ("hoodie.cdc.file.group.iterator.memory.spill.bytes", "104857600", _I, _MEM),
-    ("hoodie.client.heartbeat.interval_in_ms", "60000", _I, _LATER),
-    ("hoodie.client.heartbeat.tolerable.misses", "2", _I, _LATER),
+    ("hoodie.client.heartbeat.interval_in_ms", "60000", _D, _DECLARED),
+    ("hoodie.client.heartbeat.tolerable.misses", "2", _D, _DECLARED),
     ("hoodie.client.init.callback.classes", "", _I, _CALLBACK),
-    ("hoodie.combine.before.delete", "true", _U, _LATER_DATA),
-    ("hoodie.combine.before.insert", "false", _U, _LATER_DATA),
-    ("hoodie.combine.before.upsert", "true", _U, _LATER_DATA),
+    ("hoodie.combine.before.delete", "true", _D, _DECLARED),
+    ("hoodie.combine.before.insert", "false", _D, _DECLARED),
+    ("hoodie.combine.before.upsert", "true", _D, _DECLARED),
     ("hoodie.datasource.write.schema.allow.auto.evolution.column.drop", "false", _U, _LATER_DATA),
     ("hoodie.delete.shuffle.parallelism", "0", _I, _PERF),
     ("hoodie.embed.timeline.server", "true", _I, _TIMELINE_SERVER),
@@ -629,7 +630,7 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.write.executor.disruptor.wait.strategy", "BLOCKING_WAIT", _I, _PERF),
     ("hoodie.write.executor.type", "SIMPLE", _I, _PERF),
     ("hoodie.write.markers.type", "TIMELINE_SERVER_BASED", _I, _MARKERS),
-    ("hoodie.write.num.retries.on.conflict.failures", "0", _I, _LATER),
+    ("hoodie.write.num.retries.on.conflict.failures", "0", _D, _DECLARED),
     ("hoodie.write.partial.update.schema", "", _U, _LATER_DATA),
     ("hoodie.write.record.positions", "true", _I, _LATER),
     ("hoodie.write.status.storage.level", "MEMORY_AND_DISK_SER", _I, _SPARK),
@@ -665,30 +666,30 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.write.commit.callback.pulsar.request-timeout", "60s", _I, _CALLBACK),
     # ---- Lock Configs (common, DynamoDB) -----------------------------------------------------------
     ("hoodie.write.lock.heartbeat_interval_ms", "60000", _I, _LATER),
-    ("hoodie.write.lock.filesystem.path", None, _I, _LATER),
+    ("hoodie.write.lock.filesystem.path", None, _D, _DECLARED),
     ("hoodie.write.lock.hivemetastore.database", None, _I, _LATER),
     ("hoodie.write.lock.hivemetastore.table", None, _I, _LATER),
     ("hoodie.write.lock.hivemetastore.uris", None, _I, _LATER),
-    ("hoodie.write.lock.provider", None, _I, _LATER),
-    ("hoodie.write.lock.zookeeper.base_path", None, _I, _LATER),
-    ("hoodie.write.lock.zookeeper.port", None, _I, _LATER),
-    ("hoodie.write.lock.zookeeper.url", None, _I, _LATER),
+    ("hoodie.write.lock.provider", None, _D, _DECLARED),
+    ("hoodie.write.lock.zookeeper.base_path", None, _D, _DECLARED),
+    ("hoodie.write.lock.zookeeper.port", None, _D, _DECLARED),
+    ("hoodie.write.lock.zookeeper.url", None, _D, _DECLARED),
     ("hoodie.write.lock.client.num_retries", "50", _I, _LATER),
     ("hoodie.write.lock.client.wait_time_ms_between_retry", "5000", _I, _LATER),
     (
         "hoodie.write.lock.conflict.resolution.strategy",
         "org.apache.hudi.client.transaction.SimpleConcurrentFileWritesConflictResolutionStrategy",
-        _I,
-        _LATER,
+        _D,
+        _DECLARED,
     ),
-    ("hoodie.write.lock.filesystem.expire", "0", _I, _LATER),
+    ("hoodie.write.lock.filesystem.expire", "0", _D, _DECLARED),
     ("hoodie.write.lock.max_wait_time_ms_between_retry", "16000", _I, _LATER),
-    ("hoodie.write.lock.num_retries", "15", _I, _LATER),
-    ("hoodie.write.lock.wait_time_ms", "60000", _I, _LATER),
-    ("hoodie.write.lock.wait_time_ms_between_retry", "1000", _I, _LATER),
-    ("hoodie.write.lock.zookeeper.connection_timeout_ms", "15000", _I, _LATER),
-    ("hoodie.write.lock.zookeeper.lock_key", "", _I, _LATER),
-    ("hoodie.write.lock.zookeeper.session_timeout_ms", "60000", _I, _LATER),
+    ("hoodie.write.lock.num_retries", "15", _D, _DECLARED),
+    ("hoodie.write.lock.wait_time_ms", "60000", _D, _DECLARED),
+    ("hoodie.write.lock.wait_time_ms_between_retry", "1000", _D, _DECLARED),
+    ("hoodie.write.lock.zookeeper.connection_timeout_ms", "15000", _D, _DECLARED),
+    ("hoodie.write.lock.zookeeper.lock_key", "", _D, _DECLARED),
+    ("hoodie.write.lock.zookeeper.session_timeout_ms", "60000", _D, _DECLARED),
     ("hoodie.write.lock.dynamodb.endpoint_url", None, _I, _LATER),
     ("hoodie.write.lock.dynamodb.billing_mode", "PAY_PER_REQUEST", _I, _LATER),
     ("hoodie.write.lock.dynamodb.partition_key", "", _I, _LATER),
@@ -698,18 +699,18 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.write.lock.dynamodb.table_creation_timeout", "120000", _I, _LATER),
     ("hoodie.write.lock.dynamodb.write_capacity", "10", _I, _LATER),
     # ---- Key Generator Configs (timestamp-based key generator) -------------------------------------
-    ("hoodie.keygen.timebased.timestamp.type", None, _U, _LATER_DATA),
+    ("hoodie.keygen.timebased.timestamp.type", None, _D, _DECLARED),
     ("hoodie.keygen.datetime.parser.class", "org.apache.hudi.keygen.parser.HoodieDateTimeParser", _U, _JAVA),
-    ("hoodie.keygen.timebased.input.dateformat", "", _U, _LATER_DATA),
-    ("hoodie.keygen.timebased.input.dateformat.list.delimiter.regex", ",", _U, _LATER_DATA),
-    ("hoodie.keygen.timebased.input.timezone", "UTC", _U, _LATER_DATA),
-    ("hoodie.keygen.timebased.output.dateformat", "", _U, _LATER_DATA),
-    ("hoodie.keygen.timebased.output.timezone", "UTC", _U, _LATER_DATA),
-    ("hoodie.keygen.timebased.timestamp.scalar.time.unit", "SECONDS", _U, _LATER_DATA),
-    ("hoodie.keygen.timebased.timezone", "UTC", _U, _LATER_DATA),
+    ("hoodie.keygen.timebased.input.dateformat", "", _D, _DECLARED),
+    ("hoodie.keygen.timebased.input.dateformat.list.delimiter.regex", ",", _D, _DECLARED),
+    ("hoodie.keygen.timebased.input.timezone", "UTC", _D, _DECLARED),
+    ("hoodie.keygen.timebased.output.dateformat", "", _D, _DECLARED),
+    ("hoodie.keygen.timebased.output.timezone", "UTC", _D, _DECLARED),
+    ("hoodie.keygen.timebased.timestamp.scalar.time.unit", "SECONDS", _D, _DECLARED),
+    ("hoodie.keygen.timebased.timezone", "UTC", _D, _DECLARED),
     # ---- Index Configs -----------------------------------------------------------------------------
     ("hoodie.expression.index.function", None, _U, _SECONDARY),
-    ("hoodie.index.type", None, _U, _LATER_DATA),
+    ("hoodie.index.type", None, _D, _DECLARED),
     ("hoodie.bucket.index.query.pruning", "true", _I, _PERF),
     ("hoodie.bucket.index.max.num.buckets", None, _U, _CONSISTENT_HASHING),
     ("hoodie.bucket.index.min.num.buckets", None, _U, _CONSISTENT_HASHING),
@@ -718,8 +719,8 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.bloom.index.input.storage.level", "MEMORY_AND_DISK_SER", _I, _SPARK),
     ("hoodie.bloom.index.keys.per.bucket", "10000000", _I, _PERF),
     ("hoodie.bloom.index.parallelism", "0", _I, _PERF),
-    ("hoodie.bloom.index.prune.by.ranges", "true", _I, _PERF),
-    ("hoodie.bloom.index.update.partition.path", "true", _U, _LATER_DATA),
+    ("hoodie.bloom.index.prune.by.ranges", "true", _D, _DECLARED),
+    ("hoodie.bloom.index.update.partition.path", "true", _D, _DECLARED),
     ("hoodie.bloom.index.use.caching", "true", _I, _SPARK),
     ("hoodie.bloom.index.use.metadata", "false", _I, _PERF),
     ("hoodie.bloom.index.use.treebased.filter", "true", _I, _PERF),
@@ -733,7 +734,7 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.record.index.use.caching", "true", _I, _SPARK),
     ("hoodie.simple.index.input.storage.level", "MEMORY_AND_DISK_SER", _I, _SPARK),
     ("hoodie.simple.index.parallelism", "0", _I, _PERF),
-    ("hoodie.simple.index.update.partition.path", "true", _U, _LATER_DATA),
+    ("hoodie.simple.index.update.partition.path", "true", _D, _DECLARED),
     ("hoodie.simple.index.use.caching", "true", _I, _SPARK),
     # ---- HBase Index Configs -----------------------------------------------------------------------
     ("hoodie.index.hbase.kerberos.user.keytab", None, _U, _HBASE),
@@ -1046,23 +1047,23 @@ _PASS_NEW: Final = "pass the new key instead"
 # TimestampKeyGeneratorConfig. The clean keys are the names HoodieCleanConfig used up to 0.15, which
 # 1.0 renamed to `hoodie.clean.*`; users still pass them. The `hoodie.deltastreamer.*` spellings follow.
 _LEGACY: Final[tuple[CatalogEntry, ...]] = (
-    _old("hoodie.cleaner.commits.retained", "hoodie.clean.commits.retained", "10", _I, _LATER),
-    _old("hoodie.cleaner.hours.retained", "hoodie.clean.hours.retained", "24", _I, _LATER),
-    _old("hoodie.cleaner.fileversions.retained", "hoodie.clean.fileversions.retained", "3", _I, _LATER),
-    _old("hoodie.cleaner.policy", "hoodie.clean.policy", "KEEP_LATEST_COMMITS", _I, _LATER),
-    _old("hoodie.cleaner.incremental.mode", "hoodie.clean.incremental.enabled", "true", _I, _LATER),
+    _old("hoodie.cleaner.commits.retained", "hoodie.clean.commits.retained", "10", _D, _DECLARED),
+    _old("hoodie.cleaner.hours.retained", "hoodie.clean.hours.retained", "24", _D, _DECLARED),
+    _old("hoodie.cleaner.fileversions.retained", "hoodie.clean.fileversions.retained", "3", _D, _DECLARED),
+    _old("hoodie.cleaner.policy", "hoodie.clean.policy", "KEEP_LATEST_COMMITS", _D, _DECLARED),
+    _old("hoodie.cleaner.incremental.mode", "hoodie.clean.incremental.enabled", "true", _I, _DECLARED),
     _old("hoodie.cleaner.parallelism", "hoodie.clean.parallelism", "200", _I, _PERF),
     _old(
         "hoodie.cleaner.delete.bootstrap.base.file", "hoodie.clean.delete.bootstrap.base.file", "false", _U, _BOOTSTRAP
     ),
-    _old("hoodie.cleaner.policy.failed.writes", "hoodie.clean.failed.writes.policy", "EAGER", _U, _LATER_DATA),
-    _old("hoodie.clean.async", "hoodie.clean.async.enabled", "false", _I, _LATER),
-    _old("hoodie.clean.max.commits", "hoodie.clean.trigger.max.commits", "1", _I, _LATER),
+    _old("hoodie.cleaner.policy.failed.writes", "hoodie.clean.failed.writes.policy", "EAGER", _D, _DECLARED),
+    _old("hoodie.clean.async", "hoodie.clean.async.enabled", "false", _I, _DECLARED),
+    _old("hoodie.clean.max.commits", "hoodie.clean.trigger.max.commits", "1", _D, _DECLARED),
     _old("hoodie.clean.allow.multiple", "hoodie.clean.multiple.enabled", "false", _I, _LATER),
     _old("hoodie.datasource.clustering.async.enable", "hoodie.clustering.async.enabled", "false", _I, _LATER),
-    _old("hoodie.datasource.clustering.inline.enable", "hoodie.clustering.inline", "false", _I, _LATER),
+    _old("hoodie.datasource.clustering.inline.enable", "hoodie.clustering.inline", "false", _D, _DECLARED),
     _old("hoodie.datasource.view.type", "hoodie.datasource.query.type", "snapshot", _U, _PASS_NEW),
-    _old("hoodie.datasource.write.storage.type", "hoodie.datasource.write.table.type", "COPY_ON_WRITE", _U, _PASS_NEW),
+    _old("hoodie.datasource.write.storage.type", "hoodie.datasource.write.table.type", "COPY_ON_WRITE", _D, _DECLARED),
     _old(
         "hoodie.datasource.write.record.merger.impls",
         "hoodie.write.record.merge.custom.implementation.classes",
@@ -1073,9 +1074,9 @@ _LEGACY: Final[tuple[CatalogEntry, ...]] = (
     _old(
         "hoodie.datasource.write.record.merger.strategy", "hoodie.write.record.merge.strategy.id", None, _U, _LATER_DATA
     ),
-    _old("hoodie.compaction.record.merger.strategy", "hoodie.record.merge.strategy.id", None, _U, _LATER_DATA),
+    _old("hoodie.compaction.record.merger.strategy", "hoodie.record.merge.strategy.id", None, _D, _DECLARED),
     *(
-        _old(f"hoodie.deltastreamer.keygen.{name}", f"hoodie.keygen.{name}", default, _U, _PASS_NEW)
+        _old(f"hoodie.deltastreamer.keygen.{name}", f"hoodie.keygen.{name}", default, _D, _DECLARED)
         for name, default in (
             ("timebased.timestamp.type", None),
             ("timebased.timestamp.scalar.time.unit", "SECONDS"),
@@ -1085,8 +1086,14 @@ _LEGACY: Final[tuple[CatalogEntry, ...]] = (
             ("timebased.output.dateformat", ""),
             ("timebased.output.timezone", "UTC"),
             ("timebased.timezone", "UTC"),
-            ("datetime.parser.class", "org.apache.hudi.keygen.parser.HoodieDateTimeParser"),
         )
+    ),
+    _old(
+        "hoodie.deltastreamer.keygen.datetime.parser.class",
+        "hoodie.keygen.datetime.parser.class",
+        "org.apache.hudi.keygen.parser.HoodieDateTimeParser",
+        _U,
+        _JAVA,
     ),
 )
 
@@ -1107,11 +1114,12 @@ def register_catalog() -> int:
     """Registers every catalog key not registered yet; returns how many were added.
 
     Idempotent: a key already in the registry (declared by a family module, or by an earlier call)
-    is left as it is, so family declarations always win. Never raises on a duplicate.
+    is left as it is, so family declarations always win. Entries marked declared are never
+    registered here: their family module declares them. Never raises on a duplicate.
     """
     added = 0
     for key, default, status, reason in CATALOG:
-        if lookup(key) is not None:
+        if reason.endswith(_DECLARED) or lookup(key) is not None:
             continue
         doc = reason if default is None else f"{reason} (Hudi 1.0.2 default: {default!r})"
         try:

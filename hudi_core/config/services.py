@@ -133,7 +133,13 @@ class HudiCompactionConfig:
 class HudiClusteringConfig:
     """Clustering: rewriting small files into fewer, sorted ones."""
 
-    INLINE = option("hoodie.clustering.inline", parse_bool, False, "Cluster right after a write once triggered.")
+    INLINE = option(
+        "hoodie.clustering.inline",
+        parse_bool,
+        False,
+        "Cluster right after a write once triggered.",
+        aliases=("hoodie.datasource.clustering.inline.enable",),
+    )
     INLINE_MAX_COMMITS = option(
         "hoodie.clustering.inline.max.commits",
         int_at_least(1),

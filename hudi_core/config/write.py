@@ -102,6 +102,7 @@ class HudiWriteConfig:
         parse_table_type,
         TableType.COPY_ON_WRITE,
         "Table type of a table created by the write (COPY_ON_WRITE or MERGE_ON_READ).",
+        aliases=("hoodie.datasource.write.storage.type",),
     )
     RECORD_KEY_FIELD = option(
         "hoodie.datasource.write.recordkey.field", parse_list, None, "Record key field(s), comma-separated."
@@ -334,12 +335,14 @@ class HudiKeyGenConfig:
         one_of("NANOSECONDS", "MICROSECONDS", "MILLISECONDS", "SECONDS"),
         "SECONDS",
         "Unit of SCALAR input.",
+        aliases=("hoodie.deltastreamer.keygen.timebased.timestamp.scalar.time.unit",),
     )
     INPUT_DATE_FORMAT_DELIMITER = option(
         "hoodie.keygen.timebased.input.dateformat.list.delimiter.regex",
         parse_str,
         ",",
         "Separator of several input date patterns.",
+        aliases=("hoodie.deltastreamer.keygen.timebased.input.dateformat.list.delimiter.regex",),
     )
 
 

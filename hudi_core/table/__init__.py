@@ -323,7 +323,7 @@ class HudiTable:
         table_type: str = "COPY_ON_WRITE",
         options: Mapping[str, str] | None = None,
     ) -> HudiTable:
-        """Creates a version-8 table and returns it.
+        """Creates a version-8 table and returns a handle that keeps `options` for its reads and writes.
 
         Args:
             path: where the table goes (its base path).
@@ -345,7 +345,9 @@ class HudiTable:
         )
         storage = Storage(path)
         write_new_table(storage, definition)
-        return cls(path)
+        # The handle keeps every option it was created with: writer options (codec, index, services)
+        # apply to its writes as they would on `HudiTable(path, options)`.
+        return cls(path, options)
 
     # ---- writing ------------------------------------------------------------------------------
 

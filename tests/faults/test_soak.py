@@ -20,6 +20,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import HudiTable, WriteConflictError, WriteResult
+from hudi_core.timeline.instant import Action
 from tests import hudi_rs
 from tests.concurrency.options import occ
 from tests.invariants import assert_healthy
@@ -178,4 +179,8 @@ def test_soak_two_writers_and_services_keep_metadata_and_content_right(tmp_path:
     )
     assert len(log.acknowledged) == ROUNDS * 2 * COMMITS_PER_WRITER_PER_ROUND
     assert commits >= 300
-    assert log.services["compaction"] and log.services["clean"] and log.services["archive"]
+    # Writers clean inline after each commit, so the service thread's clean may find nothing left to
+    # delete on a busy machine: count the table's completed cleans, whoever ran them.
+    cleans = [i for i in timeline.completed() if i.action is Action.CLEAN]
+    cleans += [a for a in timeline.archived() if a.action == "clean"]
+    assert log.services["compaction"] and log.services["archive"] and cleans

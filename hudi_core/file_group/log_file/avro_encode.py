@@ -41,7 +41,10 @@ class _Piece:
 
 
 Pieces = list[_Piece | pa.Array]
-_EMPTY = pa.scalar(b"", type=pa.large_binary())
+# Built from buffers: `pa.scalar` and `pa.array` import pandas (~170 ms) on first use.
+_EMPTY = pa.Array.from_buffers(
+    pa.large_binary(), 1, [None, pa.py_buffer(np.zeros(2, dtype=np.int64).tobytes()), pa.py_buffer(b"")]
+)[0]
 # Kernel outputs here are scratch, copied into the result bytes at the end; the system allocator
 # recycles these slice-sized buffers more steadily than the default pool (fewer page faults).
 _POOL = pa.system_memory_pool()

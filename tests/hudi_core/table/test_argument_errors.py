@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from hudi_core import HudiTable, write_hudi
@@ -172,3 +173,26 @@ def test_an_option_contradicting_the_call_is_refused(table: HudiTable, tmp_path:
     table.upsert(ROWS, {operation: "UPSERT", "hoodie.table.name": "Trips", "hoodie.table.type": "MERGE_ON_READ"})
     write_hudi(table.base_uri, ROWS, {"hoodie.table.name": "trips", operation: "insert"})
     assert len(table.timeline.completed_data_instants()) == 3
+
+
+def test_the_handle_create_returns_keeps_its_writer_options(tmp_path: Path) -> None:
+    created = HudiTable.create(
+        str(tmp_path / "t"),
+        SCHEMA,
+        "trips",
+        ["id"],
+        ["city"],
+        ["ts"],
+        options={"hoodie.parquet.compression.codec": "snappy"},
+    )
+    created.upsert(ROWS)
+    base_files = sorted((tmp_path / "t").rglob("*.parquet"))
+    assert base_files
+    codecs = {pq.ParquetFile(f).metadata.row_group(0).column(0).compression for f in base_files}
+    assert codecs == {"SNAPPY"}
+
+
+def test_create_with_a_bad_writer_option_creates_nothing(tmp_path: Path) -> None:
+    with pytest.raises(HudiConfigError, match=r"hoodie\.parquet\.page\.size"):
+        HudiTable.create(str(tmp_path / "t"), SCHEMA, "trips", ["id"], options={"hoodie.parquet.page.size": "-1"})
+    assert not (tmp_path / "t").exists()
