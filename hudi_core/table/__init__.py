@@ -261,19 +261,16 @@ class HudiTable:
             if configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC:
                 raise HudiConfigError("CDC queries are not planned slice by slice: use read() or read_cdc()")
             start, end = self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME)
-            self._window(start, end, _WINDOW_OPTIONS)  # names the option of a malformed instant
-            return self.plan_incremental(
-                start,
-                end,
-                columns,
-                filters,
-                fallback_to_full_scan=configs.value(HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN),
+            start_time, end_time = self._window(start, end, _WINDOW_OPTIONS)  # names a malformed instant's option
+            fallback_to_full_scan = configs.value(HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN)
+            return self._scanner(self.state(), configs).incremental(
+                start_time, end_time, columns, filters, False, fallback_to_full_scan
             )
         as_of_value = as_of if as_of is not None else configs.get(HudiReadConfig.AS_OF_INSTANT)
         argument = "as_of" if as_of is not None else configs.given_key(HudiReadConfig.AS_OF_INSTANT)
         as_of_time = normalize_instant_time(as_of_value, argument or "as_of") if as_of_value is not None else None
         read_optimized = query_type is QueryType.READ_OPTIMIZED
-        return self._scanner(self.state()).snapshot(columns, filters, as_of_time, read_optimized)
+        return self._scanner(self.state(), configs).snapshot(columns, filters, as_of_time, read_optimized)
 
     def plan_incremental(
         self,
@@ -305,8 +302,9 @@ class HudiTable:
         start_time = None if from_beginning else normalize_instant_time(start, names[0])
         return start_time, normalize_instant_time(end, names[1]) if end is not None else None
 
-    def _scanner(self, state: TableState) -> TableScanner:
-        use_metadata = HudiConfigs(self._options).value(HudiMetadataConfig.ENABLE)
+    def _scanner(self, state: TableState, configs: HudiConfigs | None = None) -> TableScanner:
+        """The scanner of `state`; `configs` (handle options under per-call ones) default to the handle's."""
+        use_metadata = (configs or HudiConfigs(self._options)).value(HudiMetadataConfig.ENABLE)
         return TableScanner(self._storage, state.config, state.timeline, use_metadata)
 
     # ---- creating -----------------------------------------------------------------------------

@@ -403,3 +403,23 @@ def test_record_index_ahead_of_a_writers_snapshot_makes_it_plan_again(tmp_path: 
     assert tags is not None and None not in tags.file_ids.to_pylist()
     history.upsert(_rows([0, 31], 4))
     history.check("after the clustering")
+
+
+def test_a_per_read_metadata_option_overrides_the_handles(tmp_path: Path) -> None:
+    """Per-call options win over the handle's, which win over the table's: a read that turns the
+    metadata table off lists storage, whatever the handle says, and the other way round."""
+    path = tmp_path / "t"
+    schema = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string())])
+    HudiTable.create(str(path), schema, "t", ["id"], ["city"], ["ts"]).upsert(
+        pa.table({"id": ["a", "b"], "ts": [1, 2], "city": ["sf", "la"]}, schema=schema)
+    )
+    off = {"hoodie.metadata.enable": "false"}
+    on = {"hoodie.metadata.enable": "true"}
+    incremental = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": "000"}
+    for handle_options, read_options, lists_storage in [({}, off, True), (off, on, False), (off, {}, True)]:
+        for query in ({}, incremental):
+            with metrics.capture() as read:
+                rows = HudiTable(str(path), handle_options).read(options={**read_options, **query})
+            assert rows.num_rows == 2
+            assert (read.partitions_listed > 0) == lists_storage, (handle_options, read_options, query)
+            assert (read.metadata_files_read > 0) != lists_storage, (handle_options, read_options, query)
