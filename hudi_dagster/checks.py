@@ -12,7 +12,8 @@ from hudi_core import HudiTable
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.schema.meta_fields import PARTITION_PATH, RECORD_KEY, without_meta_fields
 from hudi_core.schema.resolver import resolve_avro_schema
-from hudi_core.timeline.instant import DATA_ACTIONS, TABLE_SERVICE_ACTIONS
+from hudi_core.services.pending import pending_table_services
+from hudi_core.timeline.instant import DATA_ACTIONS
 
 
 def duplicate_keys(path: str, global_keys: bool = False) -> tuple[int, list[str]]:
@@ -89,9 +90,11 @@ def hudi_table_checks(
     def table_health() -> dg.AssetCheckResult:
         table = HudiTable(table_path)
         timeline = table.timeline
-        pending = timeline.pending()
-        pending_services = [i for i in pending if timeline.pending_action(i) in TABLE_SERVICE_ACTIONS]
-        pending_writes = [i for i in pending if i not in pending_services and i.action.completed_action in DATA_ACTIONS]
+        pending_services = pending_table_services(table.storage, timeline)
+        service_instants = {service.instant for service in pending_services}
+        pending_writes = [
+            i for i in timeline.pending() if i not in service_instants and i.action.completed_action in DATA_ACTIONS
+        ]
         slices = table.file_slices()
         base_sizes = [s.base_file_size for s in slices if s.base_file is not None]
         small = sum(1 for size in base_sizes if size < small_file_bytes)
@@ -102,7 +105,7 @@ def hudi_table_checks(
             metadata={
                 "pending_writes": ", ".join(i.requested_time for i in pending_writes) or "-",
                 "pending_table_services": ", ".join(
-                    f"{timeline.pending_action(i).value}@{i.requested_time}" for i in pending_services
+                    f"{service.action.value}@{service.instant.requested_time}" for service in pending_services
                 )
                 or "-",
                 "file_slices": len(slices),

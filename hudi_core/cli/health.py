@@ -18,10 +18,10 @@ from hudi_core.file_group import FileSlice
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import METADATA_DIR
 from hudi_core.metadata.validate import MetadataValidation
-from hudi_core.services.pending import pending_services, read_plan
+from hudi_core.services.pending import pending_table_services, read_plan
 from hudi_core.table import HudiTable
 from hudi_core.timeline import Timeline
-from hudi_core.timeline.instant import DATA_ACTIONS, TABLE_SERVICE_ACTIONS, Action, Instant
+from hudi_core.timeline.instant import DATA_ACTIONS, TABLE_SERVICE_ACTIONS, Instant
 from hudi_core.timeline.serde import decode_instant_content
 
 # ---- validate ------------------------------------------------------------------------------------
@@ -164,26 +164,15 @@ def _distribution(values: Sequence[int]) -> dict[str, float | int]:
 
 
 def _pending_services(hudi_table: HudiTable) -> list[dict[str, Any]]:
-    timeline = hudi_table.timeline
-    plans = pending_services(hudi_table.storage, timeline)
-    file_groups = Counter(instant for instant, _base in plans.compaction.values())
-    file_groups.update(plans.clustering.values())
-    services = []
-    for instant in timeline.pending():
-        action = timeline.pending_action(instant)
-        # Table version 6 plans clustering as a plain replacecommit: its plan lists the file groups.
-        if action in TABLE_SERVICE_ACTIONS or (
-            action is Action.REPLACE_COMMIT and instant.requested_time in file_groups
-        ):
-            services.append(
-                {
-                    "instant": instant.requested_time,
-                    "action": action.value,
-                    "state": instant.state.value,
-                    "file_groups": file_groups.get(instant.requested_time, 0),
-                }
-            )
-    return services
+    return [
+        {
+            "instant": service.instant.requested_time,
+            "action": service.action.value,
+            "state": service.instant.state.value,
+            "file_groups": service.file_groups,
+        }
+        for service in pending_table_services(hudi_table.storage, hudi_table.timeline)
+    ]
 
 
 def table_stats(hudi_table: HudiTable) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from hudi_core.storage import Storage
 from hudi_core.timeline import Timeline
-from hudi_core.timeline.instant import Action, Instant, State, instant_file_name
+from hudi_core.timeline.instant import TABLE_SERVICE_ACTIONS, Action, Instant, State, instant_file_name
 from hudi_core.timeline.serde import decode_instant_content
 
 FileGroupId = tuple[str, str]  # (partition path, file id)
@@ -72,3 +72,31 @@ def pending_services(storage: Storage, timeline: Timeline) -> PendingServices:
             for piece in clustering_slices(requested):
                 clustering[(piece.get("partitionPath") or "", piece["fileId"])] = instant.requested_time
     return PendingServices(compaction, clustering)
+
+
+@dataclass(frozen=True)
+class PendingService:
+    """A pending table service instant and how many file groups its plan holds."""
+
+    instant: Instant
+    action: Action
+    file_groups: int
+
+
+def pending_table_services(storage: Storage, timeline: Timeline) -> list[PendingService]:
+    """Every pending compaction, log compaction and clustering of `timeline`, oldest first."""
+    plans = pending_services(storage, timeline)
+    file_groups: dict[str, int] = {}
+    for service_instant, _base in plans.compaction.values():
+        file_groups[service_instant] = file_groups.get(service_instant, 0) + 1
+    for service_instant in plans.clustering.values():
+        file_groups[service_instant] = file_groups.get(service_instant, 0) + 1
+    services = []
+    for instant in timeline.pending():
+        action = timeline.pending_action(instant)
+        # Table version 6 plans clustering as a plain replacecommit: only its plan tells.
+        if action in TABLE_SERVICE_ACTIONS or (
+            action is Action.REPLACE_COMMIT and instant.requested_time in file_groups
+        ):
+            services.append(PendingService(instant, action, file_groups.get(instant.requested_time, 0)))
+    return services

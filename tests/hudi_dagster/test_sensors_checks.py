@@ -12,6 +12,7 @@ import pytest
 from dagster._core.definitions.observe import observe  # the public name is gone; materialize() refuses sources
 
 from hudi_core import HudiTable, WriteResult, write_hudi
+from hudi_core.cli.health import table_stats
 from hudi_core.timeline.instant import State
 from hudi_core.write.markers import Markers
 from hudi_dagster import (
@@ -230,3 +231,19 @@ def test_maintenance_job_reports_each_service(table_type: str, tmp_path: Path) -
     table = HudiTable(path)
     assert len(table.savepoints()) == 1 and not any(s.log_files for s in table.file_slices())
     assert table.read().num_rows == 10
+
+
+def test_health_check_and_cli_stats_name_the_same_pending_services(tmp_path: Path) -> None:
+    path = str(tmp_path / "trips")
+    options = {**OPTIONS, "hoodie.datasource.write.table.type": "MERGE_ON_READ"}
+    for ts in range(1, 4):
+        write_hudi(path, batch(range(10), ts), options)
+    table = HudiTable(path)
+    compaction = table.schedule_compaction({"hoodie.compact.inline.max.delta.commits": "1"})
+    assert compaction is not None
+    results = run_checks(path, max_small_file_ratio=1.0)
+    assert results["table_health"].passed  # pending services are no failed writes
+    assert results["table_health"].metadata["pending_table_services"].value == f"compaction@{compaction}"
+    assert [(s["instant"], s["action"]) for s in table_stats(HudiTable(path))["pending_services"]] == [
+        (compaction, "compaction")
+    ]
