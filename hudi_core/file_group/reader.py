@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -24,6 +25,7 @@ from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.parquet import read_parquet
 from hudi_core.file_group.log_file.blocks import decode_data_block, decode_delete_block
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey
+from hudi_core.file_group.log_file.positions import decode_record_positions
 from hudi_core.file_group.log_file.reader import RawBlock
 from hudi_core.file_group.log_file.scanner import BlockVisibility, scan_log_files
 from hudi_core.merge.record_merger import LogChunk, MergeSpec, merge_slice, split_slice
@@ -84,10 +86,12 @@ class FileGroupReader:
     ) -> tuple[pa.Table, LogScanStats]:
         if request.merge is None or request.visibility is None:
             raise ValueError("a Merge-on-Read slice read needs a merge spec and block visibility")
-        chunks = [chunk for _, chunk in read_log_chunks(self._storage, file_slice.log_file_paths, request.visibility)]
-        records = sum(
-            len(c.deletes) if c.deletes is not None else c.data.num_rows if c.data is not None else 0 for c in chunks
-        )
+        base_instant = file_slice.base_instant if file_slice.base_file_path is not None else None
+        chunks = [
+            chunk
+            for _, chunk in read_log_chunks(self._storage, file_slice.log_file_paths, request.visibility, base_instant)
+        ]
+        records = sum(c.num_records for c in chunks)
         stats = LogScanStats(len(chunks), records)
         base_path = file_slice.base_file_path
         narrow = _columns_before_filtering(request, chunks) if expression is not None else None
@@ -120,7 +124,7 @@ def _columns_before_filtering(request: SliceReadRequest, chunks: Sequence[LogChu
     ordering field, the filtered columns), or None when reading them first saves nothing."""
     merge = request.merge
     assert merge is not None
-    if any(chunk.partial for chunk in chunks):
+    if merge.ignore_defaults or any(chunk.partial for chunk in chunks):
         return None  # partial updates take their missing columns from whole base rows
     needed = {*merge.keys.source_columns, IS_DELETED, *(f.column for f in request.filters)}
     if merge.ordering_field is not None:
@@ -130,14 +134,32 @@ def _columns_before_filtering(request: SliceReadRequest, chunks: Sequence[LogChu
 
 
 def read_log_chunks(
-    storage: Storage, log_paths: Sequence[str], visibility: BlockVisibility
+    storage: Storage, log_paths: Sequence[str], visibility: BlockVisibility, base_instant: str | None = None
 ) -> list[tuple[RawBlock, LogChunk]]:
-    """The visible blocks of a slice's log files, each with its decoded records, in merge order."""
+    """The visible blocks of a slice's log files, each with its decoded records, in merge order.
+
+    A block's record positions are kept when they point into the base file `base_instant` wrote;
+    blocks without them, or written against another base file, merge by key.
+    """
     chunks: list[tuple[RawBlock, LogChunk]] = []
     for block in scan_log_files(storage, log_paths, visibility):
+        positions = _record_positions(block, base_instant)
         if block.block_type is BlockType.DELETE:
-            chunks.append((block, LogChunk(deletes=decode_delete_block(block))))
+            deletes = decode_delete_block(block)
+            usable = positions if positions is not None and len(positions) == len(deletes) else None
+            chunks.append((block, LogChunk(deletes=deletes, positions=usable)))
         else:
             partial = block.header.get(HeaderKey.IS_PARTIAL, "").lower() == "true"
-            chunks.append((block, LogChunk(data=decode_data_block(block), partial=partial)))
+            data = decode_data_block(block)
+            usable = positions if positions is not None and len(positions) == data.num_rows else None
+            chunks.append((block, LogChunk(data=data, partial=partial, positions=usable)))
     return chunks
+
+
+def _record_positions(block: RawBlock, base_instant: str | None) -> npt.NDArray[np.int64] | None:
+    encoded = block.header.get(HeaderKey.RECORD_POSITIONS)
+    if not encoded or base_instant is None:
+        return None
+    if block.header.get(HeaderKey.BASE_FILE_INSTANT_TIME_OF_RECORD_POSITIONS) != base_instant:
+        return None
+    return decode_record_positions(encoded)

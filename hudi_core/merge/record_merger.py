@@ -10,8 +10,11 @@ Rules (Hudi 1.x `FileGroupRecordBuffer` / record mergers, spec features §1.3-1.
   any other and only wins when its value is not smaller. `_hoodie_is_deleted = true` is a delete.
 * A partial-update block (IS_PARTIAL) carries only some columns; the rest come from the record it
   updates.
-* Base rows are never de-duplicated among themselves: each base row with a key meets the log's
-  single winner for that key, as Hudi's merged iterator does.
+* Base rows are never de-duplicated among themselves. When every log block of a slice records
+  positions in its base file (RECORD_POSITIONS), each record merges with the base row at its
+  position. Otherwise the slice merges by key, and a key's record meets only the first base row
+  of that key, later rows with the same key staying as they are (Hudi 1.x's key-based record
+  buffer hands a key's record out once).
 
 All log rows of consecutive full blocks are resolved in one sort: for each key, rows before the
 latest unconditional delete drop out, and the remaining row with the greatest (ordering, sequence)
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -64,16 +68,23 @@ class MergeSpec:
     """How one table merges records.
 
     Attributes:
-        mode: the table's merge mode (CUSTOM merges by commit time here).
+        mode: the table's merge mode (COMMIT_TIME_ORDERING or EVENT_TIME_ORDERING; see
+            `hudi_core.merge.behaviour` for tables that name a payload class instead).
         ordering_field: the ordering field used under EVENT_TIME_ORDERING, if any.
         schema: the columns rows are merged in (must contain the ordering field if set).
         keys: where record keys come from.
+        ignore_defaults: a winning record's null fields keep the value of the record it replaces.
+        delete_field: a log record whose `delete_field` equals `delete_marker` is a delete.
+        delete_marker: see `delete_field`.
     """
 
     mode: RecordMergeMode
     ordering_field: str | None
     schema: pa.Schema
     keys: RecordKeySpec
+    ignore_defaults: bool = False
+    delete_field: str | None = None
+    delete_marker: str | None = None
 
     @property
     def by_event_time(self) -> bool:
@@ -90,11 +101,23 @@ class MergeSpec:
 
 @dataclass(frozen=True)
 class LogChunk:
-    """The records of one visible log block, in order: data (full or partial) or deletes."""
+    """The records of one visible log block, in order: data (full or partial) or deletes.
+
+    Attributes:
+        positions: the base-file row each record replaces, ascending with the records (the block's
+            `RECORD_POSITIONS`), when they apply to the slice's base file; None to merge by key.
+    """
 
     data: pa.Table | None = None
     deletes: DeleteRecords | None = None
     partial: bool = False
+    positions: npt.NDArray[np.int64] | None = None
+
+    @property
+    def num_records(self) -> int:
+        if self.deletes is not None:
+            return len(self.deletes)
+        return self.data.num_rows if self.data is not None else 0
 
 
 # ---- building keyed rows ---------------------------------------------------------------------
@@ -106,8 +129,12 @@ def _ordering(table: pa.Table, spec: MergeSpec) -> pa.ChunkedArray | pa.Array:
     return pa.nulls(table.num_rows, spec.order_type)
 
 
-def _keyed_data(table: pa.Table, spec: MergeSpec, seq_start: int, partial: bool) -> pa.Table:
+def _keyed_data(
+    table: pa.Table, spec: MergeSpec, seq_start: int, partial: bool, merge_ids: _MergeIds | None
+) -> pa.Table:
     keys = spec.keys.keys(table)
+    if merge_ids is not None:
+        keys = merge_ids.of(keys)
     columns = [n for n in spec.schema.names if n in table.column_names] if partial else spec.schema.names
     rows = conform_table(table, spec.schema, "log block") if not partial else _partial_rows(table, spec, columns)
     deleted = (
@@ -115,6 +142,9 @@ def _keyed_data(table: pa.Table, spec: MergeSpec, seq_start: int, partial: bool)
         if IS_DELETED in table.column_names
         else pa.repeat(False, table.num_rows)
     )
+    if spec.delete_field is not None and spec.delete_field in table.column_names:
+        marked = pc.equal(pc.cast(table.column(spec.delete_field), pa.string()), spec.delete_marker)
+        deleted = pc.or_(deleted, pc.fill_null(marked, False))
     order = _ordering(rows, spec)
     unordered = pc.and_(deleted, pc.is_null(order)) if spec.by_event_time else deleted
     return _with_internals(rows, keys, order, seq_start, deleted, unordered, ",".join(columns) if partial else None)
@@ -132,8 +162,9 @@ def _partial_rows(table: pa.Table, spec: MergeSpec, columns: list[str]) -> pa.Ta
     return pa.Table.from_arrays(arrays, schema=spec.schema)
 
 
-def _keyed_deletes(deletes: DeleteRecords, spec: MergeSpec, seq_start: int) -> pa.Table:
+def _keyed_deletes(deletes: DeleteRecords, spec: MergeSpec, seq_start: int, merge_ids: _MergeIds | None) -> pa.Table:
     count = len(deletes)
+    keys = merge_ids.of(deletes.keys) if merge_ids is not None else deletes.keys
     order = pa.nulls(count, spec.order_type)
     unordered = pa.repeat(True, count)
     if spec.by_event_time:
@@ -141,7 +172,7 @@ def _keyed_deletes(deletes: DeleteRecords, spec: MergeSpec, seq_start: int) -> p
         order = values
         unordered = pc.invert(comparable)
     rows = pa.Table.from_arrays([pa.nulls(count, f.type) for f in spec.schema], schema=spec.schema)
-    return _with_internals(rows, deletes.keys, order, seq_start, pa.repeat(True, count), unordered, None)
+    return _with_internals(rows, keys, order, seq_start, pa.repeat(True, count), unordered, None)
 
 
 def _delete_ordering_values(deletes: DeleteRecords, order_type: pa.DataType) -> tuple[pa.Array, pa.Array]:
@@ -216,13 +247,16 @@ def _newer_wins(older: pa.Table, newer: pa.Table, spec: MergeSpec) -> pa.Chunked
     return pc.or_(pc.or_(compared, newer.column(UNORDERED_DELETE)), after_unordered_delete)
 
 
-def _overlay_partial(newer: pa.Table, older: pa.Table, older_exists: pa.Array | bool) -> pa.Table:
-    """`newer` rows with the columns their partial block lacked taken from `older` (row-aligned).
+def _overlay_partial(
+    newer: pa.Table, older: pa.Table, older_exists: pa.Array | bool, ignore_defaults: bool = False
+) -> pa.Table:
+    """`newer` rows with the columns their partial block lacked taken from `older` (row-aligned);
+    with `ignore_defaults`, their null fields too.
 
     Rows overlaid on an existing older row become complete; the others stay partial.
     """
     partial = newer.column(PARTIAL)
-    if partial.null_count == len(partial):
+    if partial.null_count == len(partial) and not ignore_defaults:
         return newer
     result_columns = []
     for name in newer.column_names:
@@ -231,6 +265,8 @@ def _overlay_partial(newer: pa.Table, older: pa.Table, older_exists: pa.Array | 
             continue
         listed = pc.match_substring(pc.binary_join_element_wise(",", partial, ",", ""), f",{name},")
         present = pc.fill_null(listed, True)  # a null list means a full row
+        if ignore_defaults:
+            present = pc.and_(present, pc.is_valid(newer.column(name)))
         result_columns.append(pc.if_else(present, newer.column(name), older.column(name)))
     merged = pa.Table.from_arrays(result_columns, names=newer.column_names)
     still_partial = pc.if_else(older_exists, pa.scalar(None, pa.string()), partial)
@@ -244,7 +280,9 @@ def _combine(older: pa.Table, newer: pa.Table, spec: MergeSpec) -> pa.Table:
     wins = pc.or_(_newer_wins(matched_older, newer, spec), pc.is_null(index))
     untouched = older.filter(pc.invert(pc.is_in(older.column(KEY), value_set=newer.column(KEY))))
     kept_older = older.take(index.filter(pc.invert(wins)))
-    winners = _overlay_partial(newer.filter(wins), matched_older.filter(wins), pc.is_valid(index).filter(wins))
+    winners = _overlay_partial(
+        newer.filter(wins), matched_older.filter(wins), pc.is_valid(index).filter(wins), spec.ignore_defaults
+    )
     return pa.concat_tables([untouched, kept_older, winners])
 
 
@@ -297,8 +335,14 @@ def merge_log_chunks(chunks: Sequence[LogChunk], spec: MergeSpec) -> MergedLog:
     )
 
 
-def _resolve_chunks(chunks: Sequence[LogChunk], spec: MergeSpec) -> pa.Table | None:
-    """One row per key (with internal columns) for all log blocks, or None without any."""
+def _resolve_chunks(
+    chunks: Sequence[LogChunk], spec: MergeSpec, base_ids: _BaseMergeIds | None = None
+) -> pa.Table | None:
+    """One row per merge id (with internal columns) for all log blocks, or None without any.
+
+    The merge id is the record key, except for records of a positional block when `base_ids`
+    is given: theirs is the merge id of the base row at their position.
+    """
     resolved: pa.Table | None = None
     run: list[pa.Table] = []
     seq = 0
@@ -311,14 +355,15 @@ def _resolve_chunks(chunks: Sequence[LogChunk], spec: MergeSpec) -> pa.Table | N
             run = []
 
     for chunk in chunks:
+        merge_ids = base_ids.at(chunk.positions) if base_ids is not None and chunk.positions is not None else None
         if chunk.deletes is not None:
-            keyed = _keyed_deletes(chunk.deletes, spec, seq)
+            keyed = _keyed_deletes(chunk.deletes, spec, seq, merge_ids)
         elif chunk.data is not None:
-            keyed = _keyed_data(chunk.data, spec, seq, chunk.partial)
+            keyed = _keyed_data(chunk.data, spec, seq, chunk.partial, merge_ids)
         else:
             continue
         seq += keyed.num_rows
-        if chunk.partial:
+        if chunk.partial or spec.ignore_defaults:  # folded block by block onto what came before
             flush()
             run.append(keyed)
             flush()
@@ -352,21 +397,35 @@ def split_slice(base: pa.Table, chunks: Sequence[LogChunk], spec: MergeSpec) -> 
     field) when no block is a partial update, which takes its missing columns from whole base rows;
     the caller then fetches the other base columns for surviving rows only.
     """
-    resolved = _resolve_chunks(chunks, spec)
+    # Like Hudi's record buffer, a slice merges by position only while every block has positions.
+    positional = bool(chunks) and all(c.positions is not None for c in chunks)
+    base_ids = _BaseMergeIds.of(base, spec) if positional and base.num_rows else None
+    resolved = _resolve_chunks(chunks, spec, base_ids)
     if resolved is None:
         return SplitMerge(None, spec.schema.empty_table())
     if base.num_rows == 0:
         return SplitMerge(None, _live(resolved))
-    return SplitMerge(*_split_with_base(base, resolved, spec))
+    return SplitMerge(*_split_with_base(base, resolved, spec, base_ids))
 
 
-def _split_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> tuple[np.ndarray | None, pa.Table]:
+def _split_with_base(
+    base: pa.Table, log_rows: pa.Table, spec: MergeSpec, base_ids: _BaseMergeIds | None
+) -> tuple[np.ndarray | None, pa.Table]:
     """(which base rows survive or None for all, the log's winners and inserts without deletes)."""
-    index = pc.index_in(spec.keys.keys(base), value_set=log_rows.column(KEY))
+    ids = base_ids.ids if base_ids is not None else spec.keys.keys(base)
+    index = pc.index_in(ids, value_set=log_rows.column(KEY))
     matched_positions = pc.indices_nonzero(pc.is_valid(index))
     if len(matched_positions) == 0:
         return None, _live(log_rows)
     log_index = pc.take(index, matched_positions)
+    if base_ids is None:
+        # By key, a record meets the first base row of its key only (merge ids are unique already).
+        log_numbers = log_index.to_numpy(zero_copy_only=False)
+        _, first = np.unique(log_numbers, return_index=True)
+        if len(first) < len(log_numbers):
+            first.sort()
+            matched_positions = pc.take(matched_positions, pa.array(first))
+            log_index = pc.take(log_index, pa.array(first))
     newer = log_rows.take(log_index)
     if spec.by_event_time:
         base_order = pc.take(_ordering(base, spec), matched_positions)
@@ -379,7 +438,7 @@ def _split_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> tup
     keep[replaced.to_numpy()] = False
     untouched_log = np.ones(log_rows.num_rows, dtype=bool)
     untouched_log[log_index.to_numpy()] = False
-    winners = _overlay_partial(newer.filter(wins), base.take(replaced), older_exists=True)
+    winners = _overlay_partial(newer.filter(wins), base.take(replaced), True, spec.ignore_defaults)
     inserts = log_rows.filter(pa.array(untouched_log))
     log_part = pa.concat_tables([winners, inserts])
     return keep, _live(log_part)
@@ -388,3 +447,48 @@ def _split_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> tup
 def _live(rows: pa.Table) -> pa.Table:
     """Resolved rows without the deletes and the internal columns."""
     return _drop_internals(rows.filter(pc.invert(rows.column(DELETE))))
+
+
+# ---- merge ids of positional blocks -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _MergeIds:
+    """The merge ids of one positional block's records: valid only while the block's record keys
+    are the keys of the base rows at its positions (else the block merges by key)."""
+
+    base_keys: pa.Array
+    ids: pa.Array
+
+    def of(self, keys: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+        given = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
+        if len(given) != len(self.base_keys) or not self.base_keys.equals(pc.cast(given, self.base_keys.type)):
+            return keys
+        return self.ids
+
+
+@dataclass(frozen=True)
+class _BaseMergeIds:
+    """Per base row, the id log records merge with it by: the record key for the first row of a
+    key, the key and the row number for later rows with the same key (only positions reach them)."""
+
+    keys: pa.Array
+    ids: pa.Array
+
+    @classmethod
+    def of(cls, base: pa.Table, spec: MergeSpec) -> _BaseMergeIds:
+        keys = spec.keys.keys(base)
+        keys = pc.cast(keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys, pa.string())
+        numbers = pa.array(np.arange(len(keys), dtype=np.int64))
+        firsts = pa.table({"key": keys, "row": numbers}).group_by("key").aggregate([("row", "min")])
+        first = np.zeros(len(keys), dtype=bool)
+        first[firsts.column("row_min").to_numpy()] = True
+        qualified = pc.binary_join_element_wise(keys, pc.cast(numbers, pa.string()), "\x00")
+        return cls(keys, pc.if_else(pa.array(first), keys, qualified))
+
+    def at(self, positions: npt.NDArray[np.int64]) -> _MergeIds | None:
+        """The merge ids of records at `positions`; None when a position is outside the base."""
+        if len(positions) and (positions.min() < 0 or positions.max() >= len(self.keys)):
+            return None
+        taken = pa.array(positions)
+        return _MergeIds(self.keys.take(taken), self.ids.take(taken))

@@ -31,6 +31,7 @@ from hudi_core.file_group.fs_view import VisibleInstants, latest_file_slices, vi
 from hudi_core.file_group.log_file.scanner import BlockVisibility
 from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest
 from hudi_core.keygen import RecordKeySpec
+from hudi_core.merge.behaviour import merge_behaviour
 from hudi_core.merge.record_merger import MergeSpec
 from hudi_core.metadata.skipping import DataSkipping
 from hudi_core.schema.meta_fields import COMMIT_TIME, IS_DELETED, with_meta_fields
@@ -145,7 +146,10 @@ class TableScanner:
         extra: list[Filter] = []
         if selected and self._config.populate_meta_fields:
             # Untouched records keep their commit time through rewrites, compaction and clustering.
-            extra = parse_filters([(COMMIT_TIME, "in", sorted({i.requested_time for i in selected}))], schema)
+            commit_times = {i.requested_time for i in selected} | _restamping_log_compactions(
+                timeline, as_of_end, selected
+            )
+            extra = parse_filters([(COMMIT_TIME, "in", sorted(commit_times))], schema)
         if not selected:
             output, _, request = self._request(schema, columns, filters, False, extra)
             return ScanPlan(schema, output, request, (), ())
@@ -278,8 +282,9 @@ class TableScanner:
             from_meta_field=config.populate_meta_fields,
             field_prefixed_single=config.version >= 9,
         )
+        behaviour = merge_behaviour(config, self._storage.base_uri)
         ordering = config.ordering_fields[0] if config.ordering_fields else None
-        needed = set(request.schema.names) | set(keys.source_columns) | {ordering, IS_DELETED}
+        needed = set(request.schema.names) | set(keys.source_columns) | {ordering, IS_DELETED, behaviour.delete_field}
         read_schema = pa.schema([f for f in schema if f.name in needed])
         instants = self._timeline.instants()
         visibility = BlockVisibility(
@@ -287,7 +292,15 @@ class TableScanner:
             timeline_start=instants[0].requested_time if instants else None,
             upper_bound=view.upper_bound,
         )
-        merge = MergeSpec(config.record_merge_mode, ordering, read_schema, keys)
+        merge = MergeSpec(
+            behaviour.mode,
+            ordering,
+            read_schema,
+            keys,
+            ignore_defaults=behaviour.ignore_defaults,
+            delete_field=behaviour.delete_field,
+            delete_marker=behaviour.delete_marker,
+        )
         return replace(request, schema=read_schema, merge=merge, visibility=visibility)
 
     def _request(
@@ -334,3 +347,21 @@ def _readable(slices: list[FileSlice], read_optimized: bool) -> list[FileSlice]:
     if not read_optimized:
         return slices
     return [s for s in slices if s.base_file is not None]
+
+
+def _restamping_log_compactions(
+    timeline: Timeline, visible: Sequence[Instant], selected: Sequence[Instant]
+) -> set[str]:
+    """Instant times of the log compactions whose records a window shows, as Spark's does.
+
+    A log compaction by Apache Hudi stamps the records it merges with its own instant time. Spark's
+    incremental query does not select log compactions, but keeps records whose commit time is at
+    or after the first instant the window selected: so records stamped by a log compaction
+    requested after that instant (and completed within the window's end) appear.
+    """
+    first = min(i.requested_time for i in selected)
+    return {
+        i.requested_time
+        for i in visible
+        if i.requested_time >= first and timeline.pending_action(i) is Action.LOG_COMPACTION
+    }

@@ -62,6 +62,7 @@ from hudi_core.file_group import FileSlice
 from hudi_core.index.partition_moves import with_stored_ordering
 from hudi_core.index.tagger import IndexSpec, Tags, tag, tag_buckets
 from hudi_core.keygen import KeyGenerator
+from hudi_core.merge.behaviour import merge_behaviour
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.sync import data_timeline_writer
 from hudi_core.schema.arrow_avro import table_avro_schema
@@ -198,7 +199,7 @@ def write_context(
         schema=schema,
         avro_schema=avro_schema,
         populate_meta_fields=config.populate_meta_fields,
-        merge_mode=config.record_merge_mode,
+        merge_mode=merge_behaviour(config).mode,
         ordering_field=config.ordering_fields[0] if config.ordering_fields else None,
         key_spec=keygen.key_spec_for(config.populate_meta_fields),
         compression=configs.value(HudiWriteConfig.PARQUET_COMPRESSION),
@@ -276,6 +277,18 @@ def check_writable(config: TableConfig, where: str) -> None:
     if config.version != 8:
         raise UnsupportedTableVersionError(
             f"{where} is table version {config.version}; hudi_core writes table version 8 only"
+        )
+    behaviour = merge_behaviour(config, where)  # refuses merge rules not implemented here
+    if not behaviour.plain:
+        asked = (
+            f"payload class {config.payload_class}"
+            if config.payload_class
+            else "partial updates (IGNORE_DEFAULTS)"
+            if behaviour.ignore_defaults
+            else f"delete marker {behaviour.delete_field}={behaviour.delete_marker}"
+        )
+        raise UnsupportedFeatureError(
+            f"{where} merges with {asked}; hudi_core reads such tables but does not write them yet"
         )
     unknown = [p for p in config.metadata_partitions if p and MetadataPartition.named(p) is None]
     if unknown:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import decimal
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -142,14 +144,71 @@ def test_merge_slice_partial_then_full_then_partial_fold_in_order() -> None:
     assert _result(merge_slice(base, chunks, spec)) == {"a": (7, "full")}
 
 
-def test_merge_slice_duplicate_base_keys_each_meet_the_log_winner() -> None:
+def test_a_record_merged_by_key_meets_only_the_first_base_row_of_its_key() -> None:
+    """Apache Hudi 1.x hands a key's log record to the first base row with that key; a later row
+    with the same key (the base holds duplicates, e.g. after an insert) stays as it was."""
     spec = _spec(RecordMergeMode.COMMIT_TIME_ORDERING)
     base = _rows(
-        spec, [{"id": "a", "ts": 1, "v": "one"}, {"id": "a", "ts": 2, "v": "two"}, {"id": "b", "ts": 1, "v": "b"}]
+        spec,
+        [
+            {"id": "a", "ts": 1, "v": "one"},
+            {"id": "b", "ts": 1, "v": "b"},
+            {"id": "a", "ts": 2, "v": "two"},
+            {"id": "c", "ts": 1, "v": "c1"},
+            {"id": "c", "ts": 1, "v": "c2"},
+        ],
     )
     log = LogChunk(data=_rows(spec, [{"id": "a", "ts": 3, "v": "upd"}]))
     rows = sorted((r["id"], r["v"]) for r in merge_slice(base, [log], spec).to_pylist())
-    assert rows == [("a", "upd"), ("a", "upd"), ("b", "b")]
+    assert rows == [("a", "two"), ("a", "upd"), ("b", "b"), ("c", "c1"), ("c", "c2")]
+    deleted = merge_slice(base, [_deletes(["c"], [0], ["IntWrapper"])], spec)
+    assert sorted((r["id"], r["v"]) for r in deleted.to_pylist()) == [
+        ("a", "one"),
+        ("a", "two"),
+        ("b", "b"),
+        ("c", "c2"),
+    ]
+
+
+def test_a_positional_record_meets_the_base_row_at_its_position() -> None:
+    spec = _spec(RecordMergeMode.COMMIT_TIME_ORDERING)
+    base = _rows(
+        spec, [{"id": "a", "ts": 1, "v": "one"}, {"id": "b", "ts": 1, "v": "b"}, {"id": "a", "ts": 2, "v": "two"}]
+    )
+    second_a = LogChunk(data=_rows(spec, [{"id": "a", "ts": 3, "v": "upd"}]), positions=np.array([2]))
+    rows = sorted((r["id"], r["v"]) for r in merge_slice(base, [second_a], spec).to_pylist())
+    assert rows == [("a", "one"), ("a", "upd"), ("b", "b")]
+    both = LogChunk(
+        data=_rows(spec, [{"id": "a", "ts": 3, "v": "x"}, {"id": "a", "ts": 3, "v": "y"}]), positions=np.array([0, 2])
+    )
+    rows = sorted((r["id"], r["v"]) for r in merge_slice(base, [both], spec).to_pylist())
+    assert rows == [("a", "x"), ("a", "y"), ("b", "b")]
+    deleted_at_2 = _deletes(["a"], [0], ["IntWrapper"])
+    deleted_at_2 = LogChunk(deletes=deleted_at_2.deletes, positions=np.array([2]))
+    rows = sorted((r["id"], r["v"]) for r in merge_slice(base, [both, deleted_at_2], spec).to_pylist())
+    assert rows == [("a", "x"), ("b", "b")]
+
+
+def test_a_block_without_positions_makes_the_whole_slice_merge_by_key() -> None:
+    spec = _spec(RecordMergeMode.COMMIT_TIME_ORDERING)
+    base = _rows(
+        spec, [{"id": "a", "ts": 1, "v": "one"}, {"id": "b", "ts": 1, "v": "b"}, {"id": "a", "ts": 2, "v": "two"}]
+    )
+    both = LogChunk(
+        data=_rows(spec, [{"id": "a", "ts": 3, "v": "x"}, {"id": "a", "ts": 3, "v": "y"}]), positions=np.array([0, 2])
+    )
+    by_key = _deletes(["b"], [0], ["IntWrapper"])
+    rows = sorted((r["id"], r["v"]) for r in merge_slice(base, [both, by_key], spec).to_pylist())
+    assert rows == [("a", "two"), ("a", "y")]
+
+
+def test_positions_that_name_another_key_or_no_row_fall_back_to_keys() -> None:
+    spec = _spec(RecordMergeMode.COMMIT_TIME_ORDERING)
+    base = _rows(spec, [{"id": "a", "ts": 1, "v": "one"}, {"id": "b", "ts": 1, "v": "b"}])
+    for positions in ([1], [7], [-1]):
+        log = LogChunk(data=_rows(spec, [{"id": "a", "ts": 3, "v": "upd"}]), positions=np.array(positions))
+        rows = sorted((r["id"], r["v"]) for r in merge_slice(base, [log], spec).to_pylist())
+        assert rows == [("a", "upd"), ("b", "b")], positions
 
 
 def test_merge_slice_promotes_log_types_to_table_schema() -> None:
@@ -170,3 +229,25 @@ def test_merge_slice_log_only_slice() -> None:
         _deletes(["b"], [0], ["IntWrapper"]),
     ]
     assert _result(merge_slice(None, chunks, spec)) == {"a": (1, "x")}
+
+
+def test_ignoring_defaults_a_winning_record_keeps_the_values_its_nulls_replace() -> None:
+    spec = dataclasses.replace(
+        _spec(RecordMergeMode.EVENT_TIME_ORDERING, extra=[pa.field("d", pa.float64())]), ignore_defaults=True
+    )
+    base = _rows(spec, [{"id": "a", "ts": 1, "v": "A", "d": 1.0}, {"id": "b", "ts": 9, "v": "B", "d": 2.0}])
+    first = LogChunk(
+        data=_rows(spec, [{"id": "a", "ts": 2, "v": None, "d": 5.0}, {"id": "b", "ts": 3, "v": "late", "d": None}])
+    )
+    second = LogChunk(
+        data=_rows(spec, [{"id": "a", "ts": 3, "v": "AA", "d": None}, {"id": "c", "ts": 1, "v": None, "d": 1.0}])
+    )
+    rows = sorted((r["id"], r["ts"], r["v"], r["d"]) for r in merge_slice(base, [first, second], spec).to_pylist())
+    assert rows == [("a", 3, "AA", 5.0), ("b", 9, "B", 2.0), ("c", 1, None, 1.0)]
+
+
+def test_a_log_record_carrying_the_delete_marker_is_a_delete() -> None:
+    spec = dataclasses.replace(_spec(RecordMergeMode.COMMIT_TIME_ORDERING), delete_field="v", delete_marker="D")
+    base = _rows(spec, [{"id": "a", "ts": 1, "v": "A"}, {"id": "b", "ts": 1, "v": "B"}])
+    log = LogChunk(data=_rows(spec, [{"id": "a", "ts": 2, "v": "D"}, {"id": "b", "ts": 2, "v": "U"}]))
+    assert _result(merge_slice(base, [log], spec)) == {"b": (2, "U")}
