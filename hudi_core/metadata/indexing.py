@@ -62,7 +62,9 @@ def build_metadata_partitions(storage: Storage, names: Sequence[str], configs: H
         requested = writer.request(instant_time, Action.INDEXING, plan)
         inflight = writer.to_inflight(requested)
         update_table_properties(storage, {METADATA_PARTITIONS_INFLIGHT_KEY: ",".join(p.path for p in missing)})
-        sync.ensure_initialized(MetadataTableWriter(storage, state.config.name, sync.settings), state)
+        sync.ensure_initialized(
+            MetadataTableWriter(storage, state.config.name, sync.settings, state.config.version), state
+        )
         update_table_properties(storage, {METADATA_PARTITIONS_INFLIGHT_KEY: ""})
         metadata = {"version": 1, "operationType": None, "indexPartitionInfos": infos}
         writer.complete(inflight, encode_avro_container(INDEX_COMMIT_METADATA, metadata))

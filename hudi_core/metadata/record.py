@@ -12,6 +12,7 @@ import functools
 import io
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from enum import IntEnum
 from importlib import resources
 from typing import Any
@@ -20,18 +21,52 @@ import fastavro
 
 from hudi_core.schema.meta_fields import META_FIELDS
 
-RECORD_SCHEMA: dict[str, Any] = json.loads(
-    resources.files("hudi_core.metadata").joinpath("HoodieMetadataRecord.avsc").read_text(encoding="utf-8")
-)
-STORED_SCHEMA: dict[str, Any] = {
-    **RECORD_SCHEMA,
-    "fields": [
-        *({"name": name, "type": ["null", "string"], "doc": "", "default": None} for name in META_FIELDS),
-        *RECORD_SCHEMA["fields"],
-    ],
-}
-STORED_SCHEMA_JSON = json.dumps(STORED_SCHEMA, separators=(",", ":"))
-RECORD_SCHEMA_JSON = json.dumps(RECORD_SCHEMA, separators=(",", ":"))
+
+@dataclass(frozen=True)
+class MetadataRecordSchema:
+    """The `HoodieMetadataRecord` schema of one table version, as written and as stored.
+
+    Attributes:
+        record: the record schema.
+        stored: the record schema with the five `_hoodie_*` fields in front (block headers, HFile info).
+    """
+
+    record: dict[str, Any]
+    stored: dict[str, Any]
+
+    @functools.cached_property
+    def record_json(self) -> str:
+        return json.dumps(self.record, separators=(",", ":"))
+
+    @functools.cached_property
+    def stored_json(self) -> str:
+        return json.dumps(self.stored, separators=(",", ":"))
+
+    @functools.cached_property
+    def parsed_stored(self) -> Any:
+        return fastavro.parse_schema(self.stored)
+
+
+def _load(resource: str) -> MetadataRecordSchema:
+    record = json.loads(resources.files("hudi_core.metadata").joinpath(resource).read_text(encoding="utf-8"))
+    meta = [{"name": name, "type": ["null", "string"], "doc": "", "default": None} for name in META_FIELDS]
+    return MetadataRecordSchema(record, {**record, "fields": [*meta, *record["fields"]]})
+
+
+# Table version 9 (Apache Hudi 1.1+) adds column statistics' `valueType` and an `ArrayWrapper` value
+# branch; a metadata table keeps one schema, or readers cannot reconcile its blocks.
+SCHEMA_V8 = _load("HoodieMetadataRecord.avsc")
+SCHEMA_V9 = _load("HoodieMetadataRecordV9.avsc")
+RECORD_SCHEMA: dict[str, Any] = SCHEMA_V8.record
+STORED_SCHEMA: dict[str, Any] = SCHEMA_V8.stored
+STORED_SCHEMA_JSON = SCHEMA_V8.stored_json
+RECORD_SCHEMA_JSON = SCHEMA_V8.record_json
+
+
+def metadata_record_schema(table_version: int) -> MetadataRecordSchema:
+    """The schema a metadata table of `table_version` writes its records in."""
+    return SCHEMA_V9 if table_version >= 9 else SCHEMA_V8
+
 
 ALL_PARTITIONS_KEY = "__all_partitions__"
 NON_PARTITIONED_NAME = "."  # how the metadata table names the partition of a non-partitioned table
@@ -55,7 +90,6 @@ _PAYLOAD_FIELDS = (
     "recordIndexMetadata",
     "SecondaryIndexMetadata",
 )
-_PARSED_STORED = fastavro.parse_schema(STORED_SCHEMA)
 
 
 def partition_name(partition_path: str) -> str:
@@ -90,9 +124,9 @@ def all_partitions_record(added: Sequence[str], deleted: Sequence[str] = ()) -> 
     return new_record(RecordType.ALL_PARTITIONS, filesystemMetadata=listing)
 
 
-def encode(record: MetadataRecord) -> bytes:
+def encode(record: MetadataRecord, schema: MetadataRecordSchema = SCHEMA_V8) -> bytes:
     buffer = io.BytesIO()
-    fastavro.schemaless_writer(buffer, _PARSED_STORED, record)
+    fastavro.schemaless_writer(buffer, schema.parsed_stored, record)
     return buffer.getvalue()
 
 

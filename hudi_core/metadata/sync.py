@@ -62,7 +62,7 @@ class MetadataSync:
         state = load_table_state(self.storage)
         if state.config.version < 8:
             return  # v6 tables are written by older Hudi versions with their own metadata layout
-        writer = MetadataTableWriter(self.storage, state.config.name, self.settings)
+        writer = MetadataTableWriter(self.storage, state.config.name, self.settings, state.config.version)
         if not self.settings.enabled:
             if writer.exists() or state.config.metadata_partitions:
                 logger.warning("hoodie.metadata.enable=false: dropping the metadata table of %s", state.config.name)

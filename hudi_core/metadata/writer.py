@@ -10,6 +10,7 @@ compacted into new base HFiles, and slices older than the retained compactions a
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -30,7 +31,14 @@ from hudi_core.file_group.naming import BaseFileName, parse_base_file_name, pars
 from hudi_core.metadata.keys import file_group_index, file_group_indexes
 from hudi_core.metadata.partitions import ORDER, MetadataPartition
 from hudi_core.metadata.reader import INIT_INSTANT_PREFIX, METADATA_DIR, KeyFilter, MetadataTableReader
-from hudi_core.metadata.record import RECORD_SCHEMA_JSON, STORED_SCHEMA, STORED_SCHEMA_JSON, MetadataRecord, encode
+from hudi_core.metadata.record import (
+    SCHEMA_V8,
+    SCHEMA_V9,
+    MetadataRecord,
+    MetadataRecordSchema,
+    encode,
+    metadata_record_schema,
+)
 from hudi_core.metadata.updates import MetadataUpdate
 from hudi_core.services.compaction_plan import CompactionOperation, plan_record
 from hudi_core.storage import Storage
@@ -103,12 +111,14 @@ class MetadataSettings:
         return max(low, min(high, wanted))
 
 
-def metadata_table_properties(data_table_name: str, database: str | None = None) -> dict[str, str]:
-    """hoodie.properties of a metadata table (notes §5.1)."""
+def metadata_table_properties(
+    data_table_name: str, database: str | None = None, table_version: int = 8
+) -> dict[str, str]:
+    """hoodie.properties of a metadata table (notes §5.1), at its data table's version."""
     name = f"{data_table_name}_metadata"
     return {
         "hoodie.compaction.payload.class": "org.apache.hudi.metadata.HoodieMetadataPayload",
-        "hoodie.table.initial.version": "8",
+        "hoodie.table.initial.version": str(table_version),
         "hoodie.table.keygenerator.type": "HOODIE_TABLE_METADATA",
         "hoodie.table.type": "MERGE_ON_READ",
         "hoodie.archivelog.folder": "history",
@@ -123,34 +133,52 @@ def metadata_table_properties(data_table_name: str, database: str | None = None)
         "hoodie.populate.meta.fields": "false",
         "hoodie.table.base.file.format": "HFILE",
         "hoodie.record.merge.mode": "CUSTOM",
-        "hoodie.table.version": "8",
+        "hoodie.table.version": str(table_version),
     }
 
 
-def hfile_of(records: Mapping[str, MetadataRecord], base_file: bool) -> bytes:
+def hfile_of(records: Mapping[str, MetadataRecord], base_file: bool, schema: MetadataRecordSchema = SCHEMA_V8) -> bytes:
     """An HFile of `records` (sorted by key), as base file or log-block content."""
-    cells = sorted((key.encode("utf-8"), encode(record)) for key, record in records.items())
-    info = {b"schema": STORED_SCHEMA_JSON.encode("utf-8")}
+    cells = sorted((key.encode("utf-8"), encode(record, schema)) for key, record in records.items())
+    info = {b"schema": schema.stored_json.encode("utf-8")}
     if base_file and cells:
         info[b"minRecordKey"] = cells[0][0]
         info[b"maxRecordKey"] = cells[-1][0]
     return write_hfile(cells, file_info=info)
 
 
-def hfile_block(instant_time: str, records: Mapping[str, MetadataRecord]) -> bytes:
-    header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: STORED_SCHEMA_JSON}
-    return encode_block(BlockType.HFILE_DATA, header, hfile_of(records, base_file=False))
+def hfile_block(
+    instant_time: str, records: Mapping[str, MetadataRecord], schema: MetadataRecordSchema = SCHEMA_V8
+) -> bytes:
+    header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: schema.stored_json}
+    return encode_block(BlockType.HFILE_DATA, header, hfile_of(records, base_file=False, schema=schema))
 
 
 class MetadataTableWriter:
     """Writes one data table's metadata table."""
 
-    def __init__(self, storage: Storage, data_table_name: str, settings: MetadataSettings) -> None:
+    def __init__(
+        self, storage: Storage, data_table_name: str, settings: MetadataSettings, table_version: int = 8
+    ) -> None:
+        self.table_version = table_version
         self.data_storage = storage
         self.storage = storage.sub(METADATA_DIR)
         self.data_table_name = data_table_name
         self.settings = settings
         self.timeline_writer = TimelineWriter(self.storage, TIMELINE_DIR, 2)
+
+    @functools.cached_property
+    def schema(self) -> MetadataRecordSchema:
+        """The record schema this metadata table already uses (a table keeps one, or readers cannot
+        reconcile its blocks: Apache Hudi 1.1+ writes 1.2's schema even at table version 8), else
+        the schema of the data table's version."""
+        if self.exists():
+            timeline = self.timeline()
+            for instant in reversed(timeline.completed()):
+                written = timeline.commit_metadata(instant).schema
+                if written:
+                    return SCHEMA_V9 if '"valueType"' in written else SCHEMA_V8
+        return metadata_record_schema(self.table_version)
 
     # ---- table ---------------------------------------------------------------------------------
 
@@ -161,7 +189,8 @@ class MetadataTableWriter:
         self.storage.makedirs(TIMELINE_DIR)
         self.storage.makedirs(f"{TIMELINE_DIR}/history")
         text = format_properties(
-            metadata_table_properties(self.data_table_name), f"Properties saved on {datetime.now(UTC).isoformat()}"
+            metadata_table_properties(self.data_table_name, table_version=self.table_version),
+            f"Properties saved on {datetime.now(UTC).isoformat()}",
         )
         self.storage.write_atomic(PROPERTIES_FILE, text.encode("utf-8"))
 
@@ -208,7 +237,7 @@ class MetadataTableWriter:
         for index in range(count):
             file_id = partition.file_id(index)
             name = BaseFileName(file_id, WRITE_TOKEN, instant_time, "hfile").name
-            content = hfile_of(routed.get(index, {}), base_file=True)
+            content = hfile_of(routed.get(index, {}), base_file=True, schema=self.schema)
             path = posixpath.join(partition.path, name)
             self.storage.write_bytes(path, content)
             stats.append(_stat(partition.path, file_id, path, len(content), len(routed.get(index, {})), None))
@@ -250,10 +279,10 @@ class MetadataTableWriter:
             for index in sorted(set(routed) | set(deleted_routed)):
                 blocks = b""
                 if routed.get(index):
-                    blocks += hfile_block(instant_time, routed[index])
+                    blocks += hfile_block(instant_time, routed[index], self.schema)
                 if deleted_routed.get(index):
                     keys = deleted_routed[index]
-                    blocks += delete_block(instant_time, STORED_SCHEMA, keys, [partition.path] * len(keys), None)
+                    blocks += delete_block(instant_time, self.schema.stored, keys, [partition.path] * len(keys), None)
                 file_id = file_ids[index]
                 name = new_log_file_name(self.storage, partition.path, file_id, instant_time, WRITE_TOKEN)
                 path = posixpath.join(partition.path, name)
@@ -265,7 +294,7 @@ class MetadataTableWriter:
         crash.crash_point("metadata.after_deltacommit")
 
     def _complete(self, inflight: Instant, stats: list[WriteStat], operation: str, compacted: bool = False) -> Instant:
-        record = commit_metadata_record(stats, operation, {"schema": RECORD_SCHEMA_JSON}, compacted=compacted)
+        record = commit_metadata_record(stats, operation, {"schema": self.schema.record_json}, compacted=compacted)
         return self.timeline_writer.complete(inflight, encode_avro_container(COMMIT_METADATA, record))
 
     def rollback(self, instant_time: str) -> bool:
@@ -329,7 +358,7 @@ class MetadataTableWriter:
             records = reader.slice_records(file_slice, KeyFilter())
             name = BaseFileName(file_slice.file_id, WRITE_TOKEN, instant_time, "hfile").name
             path = posixpath.join(partition.path, name)
-            content = hfile_of(records, base_file=True)
+            content = hfile_of(records, base_file=True, schema=self.schema)
             self.storage.write_bytes(path, content)
             stats.append(
                 _stat(partition.path, file_slice.file_id, path, len(content), len(records), file_slice.base_instant)

@@ -272,11 +272,16 @@ def reject_clustered_updates(pending: PendingServices, groups: Iterable[tuple[st
             )
 
 
+# Version 9 (Apache Hudi 1.1+) keeps version 8's data files and timeline; it differs in
+# hoodie.properties (kept as they are) and in the metadata table's record schema.
+WRITABLE_TABLE_VERSIONS = (8, 9)
+
+
 def check_writable(config: TableConfig, where: str) -> None:
     """Raises unless this build can write the table."""
-    if config.version != 8:
+    if config.version not in WRITABLE_TABLE_VERSIONS:
         raise UnsupportedTableVersionError(
-            f"{where} is table version {config.version}; hudi_core writes table version 8 only"
+            f"{where} is table version {config.version}; hudi_core writes table versions 8 and 9 only"
         )
     behaviour = merge_behaviour(config, where)  # refuses merge rules not implemented here
     if not behaviour.plain:

@@ -2,8 +2,9 @@
 
 Apache Hudi writes a small partitioned table (insert, upsert with late records, delete) at its
 defaults (table version 9) or with ``hoodie.write.table.version=8``. Our snapshot and
-read-optimized reads must equal Apache Hudi's own, and the snapshot the model. We write version 8
-only today, so on the version-8 tables we then upsert and delete, and Apache Hudi reads ours back.
+read-optimized reads must equal Apache Hudi's own, and the snapshot the model. Then we upsert,
+delete and (Merge-on-Read) compact on the same table, at its version: Apache Hudi and hudi-rs read
+ours back equal to the model, and Apache Hudi continues writing on top of us.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import HudiTable
+from tests import hudi_rs
 from tests.apache_hudi.reference import ApacheHudi
 from tests.interop.test_model_histories import COLUMNS, SCHEMA, History
 from tests.model import TableModel, canonical, table_rows
@@ -89,8 +91,6 @@ def test_we_read_and_continue_apache_hudi_tables(
     assert HudiTable(str(path)).table_config.version == int(expected_version)
     compare(f"Apache Hudi's table, version {expected_version}")
 
-    if write_version != "8":
-        return
     ours = HudiTable(str(path))
     stored = sorted(key for _, key in model.current)
     rows = [history.row(key, 130 if rng.random() < 0.6 else 5) for key in rng.sample(stored, 4)] + history.fresh(2, 130)
@@ -99,4 +99,12 @@ def test_we_read_and_continue_apache_hudi_tables(
     rows = [history.row(key, 140) for key in rng.sample(sorted(key for _, key in model.current), 2)]
     result = ours.delete(pa.Table.from_pylist(rows, schema=SCHEMA))
     model.delete(rows, result.instant_time, result.completion_time)
-    compare("Apache Hudi's version-8 table continued by us")
+    if table_type == "MERGE_ON_READ":
+        assert ours.compact(None, {"hoodie.compact.inline.max.delta.commits": "1"}) is not None
+    compare(f"Apache Hudi's version-{expected_version} table continued by us")
+    assert rows_of(hudi_rs.snapshot(path)) == canonical(model.snapshot(COLUMNS)), "hudi-rs vs model"
+    assert HudiTable(str(path)).table_config.version == int(expected_version), "the table keeps its version"
+
+    stored = sorted(key for _, key in model.current)
+    apache_writes([history.row(key, 150) for key in rng.sample(stored, 3)] + history.fresh(2, 150), "upsert")
+    compare("Apache Hudi continuing after us")
