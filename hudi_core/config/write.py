@@ -53,8 +53,8 @@ class FailedWritesCleanPolicy(enum.Enum):
 
 def _parse_table_version(raw: str) -> int:
     version = int(raw)
-    if version != 8:
-        raise ValueError("this writer writes table version 8 only")
+    if version not in (8, 9):
+        raise ValueError("new tables are created at table version 8 (default) or 9")
     return version
 
 
@@ -199,7 +199,7 @@ class HudiWriteConfig:
         "hoodie.logfile.max.size", int_at_least(1), 1073741824, "Log files roll over past this size."
     )
     WRITE_TABLE_VERSION = option(
-        "hoodie.write.table.version", _parse_table_version, 8, "Table version written (8 only)."
+        "hoodie.write.table.version", _parse_table_version, 8, "Version of a table a write creates (8 or 9)."
     )
     CHECKPOINT_IDENTIFIER = option(
         "hoodie.datasource.write.streaming.checkpoint.identifier",

@@ -71,20 +71,30 @@ class TableDefinition:
     database_name: str = "default"
     partition_field_types: Mapping[str, str] = field(default_factory=dict)
     extra: Mapping[str, str] = field(default_factory=dict)
+    version: int = TABLE_VERSION
 
     def properties(self) -> dict[str, str]:
-        """hoodie.properties entries, in the order a Hudi 1.0 Spark writer emits them."""
+        """hoodie.properties entries, in the order a Hudi 1.0 Spark writer emits them.
+
+        Version 9 (Apache Hudi 1.1+) names the ordering fields `hoodie.table.ordering.fields`, keeps
+        the merge mode alone (no payload class or strategy id) and records the table format.
+        """
         event_time = self.merge_mode is RecordMergeMode.EVENT_TIME_ORDERING
+        v9 = self.version >= 9
         partition_entries = [
             f"{f}:{self.partition_field_types[f].lower()}" if f in self.partition_field_types else f
             for f in self.partition_fields
         ]
         props: dict[str, Any] = {
-            "hoodie.compaction.payload.class": DEFAULT_PAYLOAD_CLASS if event_time else OVERWRITE_PAYLOAD_CLASS,
-            "hoodie.table.initial.version": str(TABLE_VERSION),
+            "hoodie.compaction.payload.class": None
+            if v9
+            else DEFAULT_PAYLOAD_CLASS
+            if event_time
+            else OVERWRITE_PAYLOAD_CLASS,
+            "hoodie.table.initial.version": str(self.version),
             "hoodie.table.keygenerator.type": self.key_generator.value,
             "hoodie.table.type": self.table_type.value,
-            "hoodie.table.precombine.field": self.ordering_field,
+            "hoodie.table.precombine.field": None if v9 else self.ordering_field,
             "hoodie.table.partition.fields": ",".join(partition_entries) or None,
             "hoodie.archivelog.folder": "archived",
             "hoodie.table.create.schema": self.create_schema,
@@ -92,7 +102,12 @@ class TableDefinition:
             "hoodie.timeline.history.path": "history",
             "hoodie.table.checksum": str(table_checksum(self.database_name, self.name)),
             "hoodie.datasource.write.drop.partition.columns": "false",
-            "hoodie.record.merge.strategy.id": EVENT_TIME_STRATEGY_ID if event_time else COMMIT_TIME_STRATEGY_ID,
+            "hoodie.record.merge.strategy.id": None
+            if v9
+            else EVENT_TIME_STRATEGY_ID
+            if event_time
+            else COMMIT_TIME_STRATEGY_ID,
+            "hoodie.table.format": "native" if v9 else None,
             "hoodie.table.name": self.name,
             "hoodie.table.recordkey.fields": ",".join(self.record_key_fields),
             "hoodie.timeline.path": "timeline",
@@ -100,7 +115,8 @@ class TableDefinition:
             "hoodie.database.name": self.database_name,
             "hoodie.datasource.write.partitionpath.urlencode": str(self.partition_path_urlencode).lower(),
             "hoodie.record.merge.mode": self.merge_mode.value,
-            "hoodie.table.version": str(TABLE_VERSION),
+            "hoodie.table.version": str(self.version),
+            "hoodie.table.ordering.fields": self.ordering_field if v9 else None,
             "hoodie.populate.meta.fields": None if self.populate_meta_fields else "false",
         }
         props.update(self.extra)
@@ -208,7 +224,10 @@ def _check_arguments(schema: pa.Schema, table_name: str, table_type: str, option
         HudiTableConfig.NAME.key: (configs.get(HudiTableConfig.NAME), table_name),
         HudiTableConfig.TYPE.key: (configs.get(HudiTableConfig.TYPE), kind),
         HudiWriteConfig.TABLE_TYPE.key: (configs.get(HudiWriteConfig.TABLE_TYPE), kind),
-        HudiTableConfig.VERSION.key: (configs.get(HudiTableConfig.VERSION), TABLE_VERSION),
+        HudiTableConfig.VERSION.key: (
+            configs.get(HudiTableConfig.VERSION),
+            configs.value(HudiWriteConfig.WRITE_TABLE_VERSION),
+        ),
     }
     for key, (value, decided) in given.items():
         if key in options and value != decided:
@@ -247,7 +266,7 @@ def table_definition(
         )
     ordering = list(ordering_fields or [])
     if len(ordering) > 1:
-        raise HudiConfigError(f"table version 8 takes at most one ordering field, got {ordering}")
+        raise HudiConfigError(f"a table takes at most one ordering field, got {ordering}")
     refuse_meta_field_roles(record_key_fields, partitions, ordering)
     for role, names in (("record key", record_key_fields), ("partition", partitions), ("ordering", ordering)):
         missing = [n for n in names if n not in columns]
@@ -280,6 +299,7 @@ def table_definition(
         database_name=configs.get(HudiTableConfig.DATABASE_NAME) or "default",
         partition_field_types=types,
         extra=extra,
+        version=configs.value(HudiWriteConfig.WRITE_TABLE_VERSION),
     )
 
 
