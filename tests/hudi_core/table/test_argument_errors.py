@@ -114,7 +114,11 @@ def test_create_names_the_bad_argument(tmp_path: Path) -> None:
             HudiConfigError,
             r"invalid value 'NEWEST' for option hoodie\.write\.record\.merge\.mode",
         ),
-        ({"options": {"hoodie.write.table.version": "6"}}, HudiConfigError, r"hoodie\.write\.table\.version: new tables"),
+        (
+            {"options": {"hoodie.write.table.version": "6"}},
+            HudiConfigError,
+            r"hoodie\.write\.table\.version: new tables",
+        ),
         ({"options": {"hoodie.table.version": "6"}}, HudiConfigError, r"hoodie\.table\.version=6 contradicts .* \(8\)"),
         ({"options": {"hoodie.table.name": "other"}}, HudiConfigError, r"hoodie\.table\.name=other contradicts .*"),
         (
