@@ -190,7 +190,9 @@ def test_writer_killed_mid_commit_is_rolled_back_by_the_next(bucket: str) -> Non
     assert Storage(uri).exists(LOCK_FILE), "the killed writer's table lock stays behind"
     _assert_content(uri, model)  # the half-written commit is invisible
 
-    time.sleep(2.3)  # heartbeat and lock expire (1 s beats x 2 misses): an object store judges by age alone
+    # Heartbeat and lock expire after 1 s beats x 2 misses: an object store judges by age alone, and a
+    # whole-second modification time counts as the latest instant it can stand for (up to 1 s later).
+    time.sleep(3.3)
     rows = _rows([2], 7, 77.0)
     result = HudiTable(uri).upsert(_arrow(rows), FAST)  # takes the expired lock over, rolls back
     model.upsert(rows, result.instant_time, result.completion_time)
