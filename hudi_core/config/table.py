@@ -218,6 +218,28 @@ class HudiTableConfig:
         "Source of a bootstrapped table.",
         status=OptionStatus.UNSUPPORTED,
     )
+    # Merge properties Apache Hudi 1.1+ persists (version 9); read from tables, not set through writes here.
+    PARTIAL_UPDATE_MODE = option(
+        "hoodie.table.partial.update.mode",
+        parse_str,
+        None,
+        "How partial updates merge (IGNORE_DEFAULTS is read here).",
+        status=OptionStatus.UNSUPPORTED,
+    )
+    MERGE_DELETE_FIELD = option(
+        "hoodie.record.merge.property.hoodie.payload.delete.field",
+        parse_str,
+        None,
+        "Field whose marker value makes a record a delete.",
+        status=OptionStatus.UNSUPPORTED,
+    )
+    MERGE_DELETE_MARKER = option(
+        "hoodie.record.merge.property.hoodie.payload.delete.marker",
+        parse_str,
+        None,
+        "Value of the delete field that marks a delete.",
+        status=OptionStatus.UNSUPPORTED,
+    )
 
 
 # Timestamp-based key generator settings persisted with the table.
@@ -369,13 +391,54 @@ def infer_key_generator_type(
     return KeyGeneratorType.COMPLEX
 
 
-# Payload classes users pass and the merge mode each stands for (RFC-97). Payloads with extra
-# semantics (partial updates, delete markers, Debezium) have no hudi_core implementation.
+@dataclass(frozen=True)
+class MergeBehaviour:
+    """How records of one key merge (RFC-97: merge mode, partial updates, delete marker).
+
+    Attributes:
+        mode: COMMIT_TIME_ORDERING or EVENT_TIME_ORDERING.
+        ignore_defaults: a winning record's null fields keep the value it replaces
+            (partial update mode IGNORE_DEFAULTS).
+        delete_field: a record whose `delete_field` equals `delete_marker` is a delete.
+        delete_marker: see `delete_field`.
+    """
+
+    mode: RecordMergeMode
+    ignore_defaults: bool = False
+    delete_field: str | None = None
+    delete_marker: str | None = None
+
+    @property
+    def plain(self) -> bool:
+        """Whether the merge mode says it all (no partial updates or delete markers)."""
+        return not self.ignore_defaults and self.delete_field is None
+
+
+_MODEL = "org.apache.hudi.common.model."
+METADATA_PAYLOAD_CLASS = "org.apache.hudi.metadata.HoodieMetadataPayload"
+
+# The payload classes Apache Hudi ships whose behaviour is implemented, as its version-9 upgrade
+# maps them (`hudi_core.merge.behaviour` resolves a table's rule from them).
+BUILT_IN_PAYLOADS: dict[str, MergeBehaviour] = {
+    _MODEL + "OverwriteWithLatestAvroPayload": MergeBehaviour(RecordMergeMode.COMMIT_TIME_ORDERING),
+    _MODEL + "DefaultHoodieRecordPayload": MergeBehaviour(RecordMergeMode.EVENT_TIME_ORDERING),
+    _MODEL + "EventTimeAvroPayload": MergeBehaviour(RecordMergeMode.EVENT_TIME_ORDERING),
+    _MODEL + "OverwriteNonDefaultsWithLatestAvroPayload": MergeBehaviour(
+        RecordMergeMode.COMMIT_TIME_ORDERING, ignore_defaults=True
+    ),
+    _MODEL + "PartialUpdateAvroPayload": MergeBehaviour(RecordMergeMode.EVENT_TIME_ORDERING, ignore_defaults=True),
+    _MODEL + "AWSDmsAvroPayload": MergeBehaviour(
+        RecordMergeMode.COMMIT_TIME_ORDERING, delete_field="Op", delete_marker="D"
+    ),
+    # The metadata table's own payload: its reader merges metadata records itself.
+    METADATA_PAYLOAD_CLASS: MergeBehaviour(RecordMergeMode.COMMIT_TIME_ORDERING),
+}
+
+# Payload classes users pass and the merge mode each stands for: the built-in payloads whose
+# behaviour is a merge mode alone (the others are read, not written, here).
 PAYLOAD_MERGE_MODES: dict[str, RecordMergeMode] = {
-    "org.apache.hudi.common.model.DefaultHoodieRecordPayload": RecordMergeMode.EVENT_TIME_ORDERING,
-    "org.apache.hudi.common.model.EventTimeAvroPayload": RecordMergeMode.EVENT_TIME_ORDERING,
-    "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload": RecordMergeMode.COMMIT_TIME_ORDERING,
-    "org.apache.hudi.metadata.HoodieMetadataPayload": RecordMergeMode.CUSTOM,
+    **{name: behaviour.mode for name, behaviour in BUILT_IN_PAYLOADS.items() if behaviour.plain},
+    METADATA_PAYLOAD_CLASS: RecordMergeMode.CUSTOM,
 }
 
 

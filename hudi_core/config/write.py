@@ -51,9 +51,14 @@ class FailedWritesCleanPolicy(enum.Enum):
     NEVER = "NEVER"
 
 
+# Table versions this library writes. Version 9 (Apache Hudi 1.1+) keeps version 8's data files and
+# timeline; it differs in hoodie.properties and in the metadata table's record schema.
+WRITABLE_TABLE_VERSIONS = (8, 9)
+
+
 def _parse_table_version(raw: str) -> int:
     version = int(raw)
-    if version not in (8, 9):
+    if version not in WRITABLE_TABLE_VERSIONS:
         raise ValueError("new tables are created at table version 8 (default) or 9")
     return version
 

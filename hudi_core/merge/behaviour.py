@@ -10,58 +10,14 @@ mode) is refused with an error naming it: merging by another rule would return w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from hudi_core.config.table import RecordMergeMode, TableConfig
+from hudi_core.config.table import (
+    BUILT_IN_PAYLOADS,
+    HudiTableConfig,
+    MergeBehaviour,
+    RecordMergeMode,
+    TableConfig,
+)
 from hudi_core.errors import UnsupportedFeatureError
-
-PARTIAL_UPDATE_MODE_KEY = "hoodie.table.partial.update.mode"
-DELETE_FIELD_KEY = "hoodie.record.merge.property.hoodie.payload.delete.field"
-DELETE_MARKER_KEY = "hoodie.record.merge.property.hoodie.payload.delete.marker"
-_MODEL = "org.apache.hudi.common.model."
-
-
-@dataclass(frozen=True)
-class MergeBehaviour:
-    """How records of one key merge.
-
-    Attributes:
-        mode: COMMIT_TIME_ORDERING or EVENT_TIME_ORDERING.
-        ignore_defaults: a winning record's null fields keep the value it replaces
-            (partial update mode IGNORE_DEFAULTS).
-        delete_field: a record whose `delete_field` equals `delete_marker` is a delete.
-        delete_marker: see `delete_field`.
-    """
-
-    mode: RecordMergeMode
-    ignore_defaults: bool = False
-    delete_field: str | None = None
-    delete_marker: str | None = None
-
-    @property
-    def plain(self) -> bool:
-        """Whether writers need nothing beyond the merge mode (no partial updates or markers)."""
-        return not self.ignore_defaults and self.delete_field is None
-
-
-_COMMIT_TIME = MergeBehaviour(RecordMergeMode.COMMIT_TIME_ORDERING)
-_EVENT_TIME = MergeBehaviour(RecordMergeMode.EVENT_TIME_ORDERING)
-
-# The payload classes Apache Hudi ships whose behaviour is implemented, as its version-9 upgrade maps them.
-BUILT_IN_PAYLOADS: dict[str, MergeBehaviour] = {
-    _MODEL + "OverwriteWithLatestAvroPayload": _COMMIT_TIME,
-    _MODEL + "DefaultHoodieRecordPayload": _EVENT_TIME,
-    _MODEL + "EventTimeAvroPayload": _EVENT_TIME,
-    _MODEL + "OverwriteNonDefaultsWithLatestAvroPayload": MergeBehaviour(
-        RecordMergeMode.COMMIT_TIME_ORDERING, ignore_defaults=True
-    ),
-    _MODEL + "PartialUpdateAvroPayload": MergeBehaviour(RecordMergeMode.EVENT_TIME_ORDERING, ignore_defaults=True),
-    _MODEL + "AWSDmsAvroPayload": MergeBehaviour(
-        RecordMergeMode.COMMIT_TIME_ORDERING, delete_field="Op", delete_marker="D"
-    ),
-    # The metadata table's own payload: its reader merges metadata records itself.
-    "org.apache.hudi.metadata.HoodieMetadataPayload": _COMMIT_TIME,
-}
 
 
 def merge_behaviour(config: TableConfig, where: str = "the table") -> MergeBehaviour:
@@ -81,17 +37,19 @@ def merge_behaviour(config: TableConfig, where: str = "the table") -> MergeBehav
         behaviour = BUILT_IN_PAYLOADS[payload]
     else:
         behaviour = MergeBehaviour(config.record_merge_mode)
-    partial_mode = (config.raw.get(PARTIAL_UPDATE_MODE_KEY) or "").strip().upper()
+    partial_key = HudiTableConfig.PARTIAL_UPDATE_MODE.key
+    partial_mode = (config.raw.get(partial_key) or "").strip().upper()
     if partial_mode not in ("", "NONE", "IGNORE_DEFAULTS"):
         raise UnsupportedFeatureError(
-            f"{where} merges partial updates with {PARTIAL_UPDATE_MODE_KEY}={partial_mode}, which is not supported "
+            f"{where} merges partial updates with {partial_key}={partial_mode}, which is not supported "
             f"(supported: IGNORE_DEFAULTS){f' (payload class {payload})' if payload else ''}"
         )
-    delete_field = config.raw.get(DELETE_FIELD_KEY) or behaviour.delete_field
-    delete_marker = config.raw.get(DELETE_MARKER_KEY) or behaviour.delete_marker
+    field_key, marker_key = HudiTableConfig.MERGE_DELETE_FIELD.key, HudiTableConfig.MERGE_DELETE_MARKER.key
+    delete_field = config.raw.get(field_key) or behaviour.delete_field
+    delete_marker = config.raw.get(marker_key) or behaviour.delete_marker
     if (delete_field is None) != (delete_marker is None):
         raise UnsupportedFeatureError(
-            f"{where} names a delete field or marker without the other ({DELETE_FIELD_KEY}, {DELETE_MARKER_KEY})"
+            f"{where} names a delete field or marker without the other ({field_key}, {marker_key})"
         )
     return MergeBehaviour(
         behaviour.mode,

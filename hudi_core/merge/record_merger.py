@@ -32,7 +32,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.config.table import RecordMergeMode
+from hudi_core.config.table import MergeBehaviour, RecordMergeMode
 from hudi_core.file_group.log_file.blocks import DeleteRecords
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.merge.dedup import last_per_key
@@ -85,6 +85,21 @@ class MergeSpec:
     ignore_defaults: bool = False
     delete_field: str | None = None
     delete_marker: str | None = None
+
+    @classmethod
+    def of(
+        cls, behaviour: MergeBehaviour, ordering_field: str | None, schema: pa.Schema, keys: RecordKeySpec
+    ) -> MergeSpec:
+        """The spec of a table that merges with `behaviour`."""
+        return cls(
+            behaviour.mode,
+            ordering_field,
+            schema,
+            keys,
+            ignore_defaults=behaviour.ignore_defaults,
+            delete_field=behaviour.delete_field,
+            delete_marker=behaviour.delete_marker,
+        )
 
     @property
     def by_event_time(self) -> bool:

@@ -1,9 +1,10 @@
 """`HoodieMetadataRecord`: the one record type of every metadata-table partition (notes §5.2, A.5).
 
 Values are Avro binary datums of the schema Hudi 1.0.x writes (`HoodieMetadataRecord.avsc`, a copy
-of notes Appendix A.5); log blocks and HFiles declare it with the five `_hoodie_*` fields in front
-(`STORED_SCHEMA`), all null because the metadata table does not populate meta fields. The record
-key lives in the HFile cell's row, so the Avro `key` field is written empty.
+of notes Appendix A.5) or, on metadata tables Apache Hudi 1.1+ wrote, 1.2's
+(`HoodieMetadataRecordV9.avsc`); log blocks and HFiles declare it with the five `_hoodie_*` fields
+in front (`MetadataRecordSchema.stored`), all null because the metadata table does not populate
+meta fields. The record key lives in the HFile cell's row, so the Avro `key` field is written empty.
 """
 
 from __future__ import annotations
@@ -57,10 +58,6 @@ def _load(resource: str) -> MetadataRecordSchema:
 # branch; a metadata table keeps one schema, or readers cannot reconcile its blocks.
 SCHEMA_V8 = _load("HoodieMetadataRecord.avsc")
 SCHEMA_V9 = _load("HoodieMetadataRecordV9.avsc")
-RECORD_SCHEMA: dict[str, Any] = SCHEMA_V8.record
-STORED_SCHEMA: dict[str, Any] = SCHEMA_V8.stored
-STORED_SCHEMA_JSON = SCHEMA_V8.stored_json
-RECORD_SCHEMA_JSON = SCHEMA_V8.record_json
 
 
 def metadata_record_schema(table_version: int) -> MetadataRecordSchema:
@@ -124,7 +121,7 @@ def all_partitions_record(added: Sequence[str], deleted: Sequence[str] = ()) -> 
     return new_record(RecordType.ALL_PARTITIONS, filesystemMetadata=listing)
 
 
-def encode(record: MetadataRecord, schema: MetadataRecordSchema = SCHEMA_V8) -> bytes:
+def encode(record: MetadataRecord, schema: MetadataRecordSchema) -> bytes:
     buffer = io.BytesIO()
     fastavro.schemaless_writer(buffer, schema.parsed_stored, record)
     return buffer.getvalue()

@@ -137,7 +137,7 @@ def metadata_table_properties(
     }
 
 
-def hfile_of(records: Mapping[str, MetadataRecord], base_file: bool, schema: MetadataRecordSchema = SCHEMA_V8) -> bytes:
+def hfile_of(records: Mapping[str, MetadataRecord], base_file: bool, schema: MetadataRecordSchema) -> bytes:
     """An HFile of `records` (sorted by key), as base file or log-block content."""
     cells = sorted((key.encode("utf-8"), encode(record, schema)) for key, record in records.items())
     info = {b"schema": schema.stored_json.encode("utf-8")}
@@ -147,9 +147,7 @@ def hfile_of(records: Mapping[str, MetadataRecord], base_file: bool, schema: Met
     return write_hfile(cells, file_info=info)
 
 
-def hfile_block(
-    instant_time: str, records: Mapping[str, MetadataRecord], schema: MetadataRecordSchema = SCHEMA_V8
-) -> bytes:
+def hfile_block(instant_time: str, records: Mapping[str, MetadataRecord], schema: MetadataRecordSchema) -> bytes:
     header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: schema.stored_json}
     return encode_block(BlockType.HFILE_DATA, header, hfile_of(records, base_file=False, schema=schema))
 

@@ -261,11 +261,7 @@ class HudiTable:
             if configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC:
                 raise HudiConfigError("CDC queries are not planned slice by slice: use read() or read_cdc()")
             start, end = self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME)
-            start_time, end_time = self._window(start, end, _WINDOW_OPTIONS)  # names a malformed instant's option
-            fallback_to_full_scan = configs.value(HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN)
-            return self._scanner(self.state(), configs).incremental(
-                start_time, end_time, columns, filters, False, fallback_to_full_scan
-            )
+            return self._plan_incremental(start, end, columns, filters, False, None, configs, _WINDOW_OPTIONS)
         as_of_value = as_of if as_of is not None else configs.get(HudiReadConfig.AS_OF_INSTANT)
         argument = "as_of" if as_of is not None else configs.given_key(HudiReadConfig.AS_OF_INSTANT)
         as_of_time = normalize_instant_time(as_of_value, argument or "as_of") if as_of_value is not None else None
@@ -282,10 +278,25 @@ class HudiTable:
         fallback_to_full_scan: bool | None = None,
     ) -> ScanPlan:
         """Plans an incremental read (see :meth:`read_incremental`)."""
-        start_time, end_time = self._window(start, end)
+        configs = HudiConfigs(self._options)
+        return self._plan_incremental(start, end, columns, filters, inclusive_start, fallback_to_full_scan, configs)
+
+    def _plan_incremental(
+        self,
+        start: str,
+        end: str | None,
+        columns: Sequence[str] | None,
+        filters: Filters,
+        inclusive_start: bool,
+        fallback_to_full_scan: bool | None,
+        configs: HudiConfigs,
+        names: tuple[str, str] = ("start", "end"),
+    ) -> ScanPlan:
+        """Plans an incremental read under `configs`; `names` name start and end in errors."""
+        start_time, end_time = self._window(start, end, names)
         if fallback_to_full_scan is None:
-            fallback_to_full_scan = HudiConfigs(self._options).value(HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN)
-        return self._scanner(self.state()).incremental(
+            fallback_to_full_scan = configs.value(HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN)
+        return self._scanner(self.state(), configs).incremental(
             start_time, end_time, columns, filters, inclusive_start, fallback_to_full_scan
         )
 

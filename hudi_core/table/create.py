@@ -81,16 +81,15 @@ class TableDefinition:
         """
         event_time = self.merge_mode is RecordMergeMode.EVENT_TIME_ORDERING
         v9 = self.version >= 9
+        # Version 8 also names the merge rule by payload class and strategy id; version 9 does not.
+        payload_class = DEFAULT_PAYLOAD_CLASS if event_time else OVERWRITE_PAYLOAD_CLASS
+        strategy_id = EVENT_TIME_STRATEGY_ID if event_time else COMMIT_TIME_STRATEGY_ID
         partition_entries = [
             f"{f}:{self.partition_field_types[f].lower()}" if f in self.partition_field_types else f
             for f in self.partition_fields
         ]
         props: dict[str, Any] = {
-            "hoodie.compaction.payload.class": None
-            if v9
-            else DEFAULT_PAYLOAD_CLASS
-            if event_time
-            else OVERWRITE_PAYLOAD_CLASS,
+            "hoodie.compaction.payload.class": None if v9 else payload_class,
             "hoodie.table.initial.version": str(self.version),
             "hoodie.table.keygenerator.type": self.key_generator.value,
             "hoodie.table.type": self.table_type.value,
@@ -102,11 +101,7 @@ class TableDefinition:
             "hoodie.timeline.history.path": "history",
             "hoodie.table.checksum": str(table_checksum(self.database_name, self.name)),
             "hoodie.datasource.write.drop.partition.columns": "false",
-            "hoodie.record.merge.strategy.id": None
-            if v9
-            else EVENT_TIME_STRATEGY_ID
-            if event_time
-            else COMMIT_TIME_STRATEGY_ID,
+            "hoodie.record.merge.strategy.id": None if v9 else strategy_id,
             "hoodie.table.format": "native" if v9 else None,
             "hoodie.table.name": self.name,
             "hoodie.table.recordkey.fields": ",".join(self.record_key_fields),

@@ -292,15 +292,7 @@ class TableScanner:
             timeline_start=instants[0].requested_time if instants else None,
             upper_bound=view.upper_bound,
         )
-        merge = MergeSpec(
-            behaviour.mode,
-            ordering,
-            read_schema,
-            keys,
-            ignore_defaults=behaviour.ignore_defaults,
-            delete_field=behaviour.delete_field,
-            delete_marker=behaviour.delete_marker,
-        )
+        merge = MergeSpec.of(behaviour, ordering, read_schema, keys)
         return replace(request, schema=read_schema, merge=merge, visibility=visibility)
 
     def _request(

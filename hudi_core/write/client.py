@@ -45,7 +45,13 @@ from hudi_core.concurrency.conflicts import rolled_back_meanwhile
 from hudi_core.config import ConfigOption, HudiConfigs, validate_options
 from hudi_core.config.concurrency import HudiLockConfig
 from hudi_core.config.table import KEY_GENERATOR_CLASSES, TableConfig, TableType, payload_merge_mode
-from hudi_core.config.write import FailedWritesCleanPolicy, HudiIndexConfig, HudiWriteConfig, InsertDupPolicy
+from hudi_core.config.write import (
+    WRITABLE_TABLE_VERSIONS,
+    FailedWritesCleanPolicy,
+    HudiIndexConfig,
+    HudiWriteConfig,
+    InsertDupPolicy,
+)
 from hudi_core.engine.arrow import ordered_map
 from hudi_core.errors import (
     ConcurrentWriteError,
@@ -270,11 +276,6 @@ def reject_clustered_updates(pending: PendingServices, groups: Iterable[tuple[st
                 f"Not allowed to update the clustering file group HoodieFileGroupId{{partitionPath='{partition}', "
                 f"fileId='{file_id}'}}: clustering {instant} is pending. Run or roll back the clustering first."
             )
-
-
-# Version 9 (Apache Hudi 1.1+) keeps version 8's data files and timeline; it differs in
-# hoodie.properties (kept as they are) and in the metadata table's record schema.
-WRITABLE_TABLE_VERSIONS = (8, 9)
 
 
 def check_writable(config: TableConfig, where: str) -> None:

@@ -20,7 +20,7 @@ from hudi_core.file_group.base_file.hfile import read_hfile_cells, read_hfile_in
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey
 from hudi_core.file_group.log_file.reader import read_log_blocks
 from hudi_core.metadata.keys import file_group_index
-from hudi_core.metadata.record import RECORD_SCHEMA, decode
+from hudi_core.metadata.record import SCHEMA_V8, decode
 from hudi_core.timeline.serde import decode_instant_content
 
 CORPUS = "sample_table/mor/avro/v9_txns_complex_meta"
@@ -104,7 +104,7 @@ def test_record_schema_is_hudi_1_0_and_a_prefix_of_the_newer_one(ours: Path, the
         b for b in read_log_blocks(real_log.read_bytes(), str(real_log)) if b.block_type is BlockType.HFILE_DATA
     )
     real = json.loads(block.header[HeaderKey.SCHEMA])
-    assert fields(real)[5 : 5 + len(fields(RECORD_SCHEMA))] == fields(RECORD_SCHEMA)
+    assert fields(real)[5 : 5 + len(fields(SCHEMA_V8.record))] == fields(SCHEMA_V8.record)
     # Values written by Hudi decode with their schema into the same payload shape ours encode.
     (row, value), *_ = read_hfile_cells(bytes(block.content), str(real_log))
     record = decode(value, block.header[HeaderKey.SCHEMA])

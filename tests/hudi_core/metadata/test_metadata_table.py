@@ -25,7 +25,7 @@ from hudi_core.file_group.log_file.reader import read_log_blocks
 from hudi_core.index.tagger import tag_by_record_index
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import METADATA_DIR, MetadataTableReader
-from hudi_core.metadata.record import decode
+from hudi_core.metadata.record import SCHEMA_V8, decode
 from hudi_core.metadata.writer import hfile_block
 from hudi_core.table.listing import FileListing, latest_slices
 from hudi_core.table.state import load_table_state
@@ -179,7 +179,7 @@ def _drop_listed_file(base: Path, partition: str, file_name: str) -> None:
             if file_name in listing:
                 del listing[file_name]
                 changed = True
-            rewritten += hfile_block(block.header[HeaderKey.INSTANT_TIME], records)
+            rewritten += hfile_block(block.header[HeaderKey.INSTANT_TIME], records, SCHEMA_V8)
         if changed:
             log.write_bytes(rewritten)
             return
