@@ -111,7 +111,6 @@ _TVF: Final = "Spark table-valued functions (file-system and timeline relations)
 _READ_PATHS: Final = "reading an explicit list of file paths is not supported"
 _MERGE_TYPE: Final = "not implemented yet; snapshot reads always merge log records (payload_combine)"
 _METASERVER: Final = "the Hudi metaserver (timeline kept outside storage) is not supported"
-_UPGRADE: Final = "table upgrade and downgrade are not implemented; tables are written at version 8"
 _AUTO_COMMIT: Final = "not implemented yet; every successful write commits"
 
 _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
@@ -560,7 +559,7 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.fail.job.on.duplicate.data.file.detection", "false", _I, _LATER),
     ("hoodie.instant_state.timeline_server_based.enabled", "false", _I, _TIMELINE_SERVER),
     ("hoodie.instant_state.timeline_server_based.force_refresh.request.number", "100", _I, _TIMELINE_SERVER),
-    ("hoodie.write.auto.upgrade", "true", _U, _UPGRADE),
+    ("hoodie.write.auto.upgrade", "true", _D, _DECLARED),
     ("hoodie.write.concurrency.mode", "SINGLE_WRITER", _D, _DECLARED),
     ("hoodie.avro.schema", None, _U, _LATER_DATA),
     ("hoodie.bulkinsert.user.defined.partitioner.class", None, _U, _JAVA),

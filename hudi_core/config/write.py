@@ -206,6 +206,12 @@ class HudiWriteConfig:
     WRITE_TABLE_VERSION = option(
         "hoodie.write.table.version", _parse_table_version, 8, "Version of a table a write creates (8 or 9)."
     )
+    AUTO_UPGRADE = option(
+        "hoodie.write.auto.upgrade",
+        parse_bool,
+        True,
+        "The first write to a version-6 table upgrades it to version 8 (false: the write is refused).",
+    )
     CHECKPOINT_IDENTIFIER = option(
         "hoodie.datasource.write.streaming.checkpoint.identifier",
         parse_str,

@@ -308,6 +308,26 @@ def _clean_history(storage: Storage, history: str, extra_manifests: int) -> None
             storage.delete(posixpath.join(history, entry.name))
 
 
+def _file_name(actions: Sequence[ArchivedAction]) -> str:
+    return f"{actions[0].instant.requested_time}_{actions[-1].instant.requested_time}_0.parquet"
+
+
+def _published(storage: Storage, history: str, name: str) -> bool:
+    entries = _manifest_entries(storage, history, latest_manifest(storage, history))
+    return any(e["fileName"] == name for e in entries)
+
+
+def write_history_file(storage: Storage, history: str, actions: Sequence[ArchivedAction], compression: str) -> None:
+    """Writes `actions` (in requested-time order) as one layer-0 history file, then a manifest listing it."""
+    name = _file_name(actions)
+    version = latest_manifest(storage, history)
+    entries = [e for e in _manifest_entries(storage, history, version) if e["fileName"] != name]
+    size = _write_lsm_file(storage, history, name, _rows(actions), compression)
+    crash.crash_point("archive.after_lsm_file")
+    _publish_manifest(storage, history, [*entries, {"fileName": name, "fileLen": size}], (version or 0) + 1)
+    crash.crash_point("archive.after_manifest")
+
+
 def run_archive(ctx: ServiceContext) -> ServiceResult | None:
     """Archives what the policy allows now; None when nothing was archived."""
     storage = ctx.storage
@@ -321,17 +341,11 @@ def run_archive(ctx: ServiceContext) -> ServiceResult | None:
             return None
         history = archive_dir(state.config)
         actions = [_action_row(storage, timeline, i) for i in chosen]
-        name = f"{chosen[0].requested_time}_{chosen[-1].requested_time}_0.parquet"
-        version = latest_manifest(storage, history)
-        entries = _manifest_entries(storage, history, version)
         compression = ctx.configs.value(HudiWriteConfig.PARQUET_COMPRESSION)
-        if all(e["fileName"] != name for e in entries):  # a rerun after a crash may find it published
+        if not _published(storage, history, _file_name(actions)):  # a rerun after a crash may find it
             for action in actions:
                 Markers(storage, action.instant.requested_time).delete_all()
-            size = _write_lsm_file(storage, history, name, _rows(actions), compression)
-            crash.crash_point("archive.after_lsm_file")
-            _publish_manifest(storage, history, [*entries, {"fileName": name, "fileLen": size}], (version or 0) + 1)
-            crash.crash_point("archive.after_manifest")
+            write_history_file(storage, history, actions, compression)
         _delete_active(storage, timeline, actions)
         merged = _compact_layers(
             storage, history, ctx.configs.value(HudiArchivalConfig.LSM_COMPACTION_BATCH), compression

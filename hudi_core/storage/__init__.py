@@ -231,6 +231,10 @@ class Storage:
         except HudiStorageError:
             _discard(self, temporary)
             raise
+        # Hadoop's local file system keeps a `.<name>.crc` beside each file it wrote and rejects the
+        # file when its content no longer matches: a checksum of the replaced content must go.
+        directory, name = posixpath.split(relative)
+        self.delete(posixpath.join(directory, f".{name}.crc"))
 
     def create_exclusive(self, relative: str, data: bytes) -> bool:
         """Creates `relative` holding `data` unless it exists; returns whether this call created it.

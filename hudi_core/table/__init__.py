@@ -37,6 +37,7 @@ from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.services import archival, clean, clustering, compaction, savepoint
 from hudi_core.services.base import ServiceContext, ServiceResult
 from hudi_core.services.inline import with_inline_services
+from hudi_core.services.upgrade import upgrade_if_needed
 from hudi_core.storage import Storage
 from hudi_core.table.cdc import CdcReader
 from hudi_core.table.checkpoint import latest_checkpoint
@@ -370,7 +371,8 @@ class HudiTable:
         partitions: Sequence[str] | None = None,
     ) -> WriteResult:
         merged = {**self._write_options, **(options or {})}
-        client = WriteClient(self._storage, merged)  # validates the options
+        upgrade_if_needed(self._storage, merged)  # validates the options
+        client = WriteClient(self._storage, merged)
         check_decided_options(operation, merged, self.table_config)
         result = client.write(operation, data, partitions, checkpoint, checkpoint_identifier)
         return with_inline_services(result, ServiceContext(self._storage, merged))
@@ -442,7 +444,9 @@ class HudiTable:
     # ---- table services ---------------------------------------------------------------------
 
     def _services(self, options: Mapping[str, str] | None) -> ServiceContext:
-        return ServiceContext(self._storage, {**self._write_options, **(options or {})})
+        merged = {**self._write_options, **(options or {})}
+        upgrade_if_needed(self._storage, merged)
+        return ServiceContext(self._storage, merged)
 
     def schedule_compaction(self, options: Mapping[str, str] | None = None) -> str | None:
         """Plans a compaction of the slices with log files (Merge-on-Read); returns its instant or None."""
@@ -511,6 +515,7 @@ class HudiTable:
 
     def rollback(self, instant: str) -> Instant:
         """Rolls back a failed write, or the latest completed write; returns the rollback instant."""
+        upgrade_if_needed(self._storage, self._write_options)
         return WriteClient(self._storage, self._write_options).rollback(normalize_instant_time(instant, "instant"))
 
     # ---- metadata table -----------------------------------------------------------------------
@@ -622,6 +627,8 @@ def table_for_write(path: str, data_schema: pa.Schema | None, options: Mapping[s
                     dict(options),
                 )
             )
+    if not created:
+        upgrade_if_needed(storage, options)
     table = HudiTable(path)
     if not created:
         check_decided_options(None, options, table.table_config)

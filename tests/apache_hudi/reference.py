@@ -40,6 +40,19 @@ STOP_TIMEOUT_SECONDS = 60.0
 MAX_STARTS = 2  # the first start and one restart
 
 
+def writer_options(table_name: str, table_type: str, partitioned: bool = True) -> dict[str, str]:
+    """Apache Hudi's datasource options for the tests' tables: key `id`, ordering `ts`, partition `city`."""
+    options = {
+        "hoodie.table.name": table_name,
+        "hoodie.datasource.write.table.type": table_type,
+        "hoodie.datasource.write.recordkey.field": "id",
+        "hoodie.datasource.write.precombine.field": "ts",
+    }
+    if partitioned:
+        options["hoodie.datasource.write.partitionpath.field"] = "city"
+    return options
+
+
 class ApacheHudiError(Exception):
     """Apache Hudi (or Spark) refused a request; carries the Java exception's class and message."""
 

@@ -78,6 +78,23 @@ def decode_data_block(block: RawBlock) -> pa.Table:
     raise FileFormatError(f"{block.describe()}: not a data block")
 
 
+def avro_records(block: RawBlock) -> list[dict[str, Any]]:
+    """The records of an AVRO_DATA block as dicts (for Hudi's own small records, e.g. archived instants)."""
+    schema = fastavro.parse_schema(block_writer_schema(block))
+    content = bytes(block.content)
+    starts, ends = _avro_record_spans(block)
+    records: list[dict[str, Any]] = []
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        try:
+            record = fastavro.schemaless_reader(io.BytesIO(content[start:end]), schema)
+        except Exception as e:  # fastavro raises many exception types on corrupt bytes
+            raise FileFormatError(f"{block.describe()}: unreadable Avro record at {start}: {e}") from e
+        if not isinstance(record, dict):
+            raise FileFormatError(f"{block.describe()}: Avro datum at {start} is not a record")
+        records.append(record)
+    return records
+
+
 def _avro_record_spans(block: RawBlock) -> tuple[np.ndarray, np.ndarray]:
     """Start and end offsets of the block's datums within its content."""
     content = block.content

@@ -368,25 +368,41 @@ def test_insert_dup_policy_drop_existing_key_keeps_stored_record(tmp_path: Path)
 
 
 @pytest.mark.parametrize(
-    ("name", "version"),
+    ("name", "version", "options", "message"),
     [
-        ("sample_table/cow/v6_simplekeygen_nonhivestyle", 6),
-        ("sample_table/mor/parquet/v6_simplekeygen_nonhivestyle", 6),
+        pytest.param(
+            "sample_table/cow/v6_simplekeygen_nonhivestyle",
+            "6",
+            {"hoodie.write.auto.upgrade": "false"},
+            r"is table version 6 and hoodie\.write\.auto\.upgrade=false; hudi_core does not write version 6",
+            id="v6-cow-auto-upgrade-off",
+        ),
+        pytest.param(
+            "sample_table/mor/parquet/v6_simplekeygen_nonhivestyle",
+            "6",
+            {"hoodie.write.auto.upgrade": "false"},
+            r"is table version 6 and hoodie\.write\.auto\.upgrade=false; hudi_core does not write version 6",
+            id="v6-mor-auto-upgrade-off",
+        ),
+        pytest.param(
+            "sample_table/cow/v6_simplekeygen_nonhivestyle",
+            "5",
+            {},
+            r"table version 5 is not supported \(readable versions: 6, 8, 9\)",
+            id="v5",
+        ),
     ],
 )
-def test_upsert_corpus_table_of_other_version_raises_unsupported_version(
-    name: str, version: int, corpus_copy: Callable[[str], Path]
+def test_upsert_corpus_table_of_a_version_we_do_not_write_raises_unsupported_version(
+    name: str, version: str, options: dict[str, str], message: str, corpus_copy: Callable[[str], Path]
 ) -> None:
     base = corpus_copy(name)
     table = HudiTable(str(base))
     stored = table.read()
     data = stored.drop_columns([c for c in stored.column_names if c in META_FIELD_SET]).slice(0, 1)
-    _assert_rejected(
-        base,
-        lambda: table.upsert(data),
-        UnsupportedTableVersionError,
-        rf"is table version {version}; hudi_core writes table versions 8 and 9 only",
-    )
+    if version != "6":
+        _edit_properties(base, **{"hoodie.table.version": version})
+    _assert_rejected(base, lambda: table.upsert(data, options), UnsupportedTableVersionError, message)
 
 
 def test_upsert_table_with_a_secondary_index_raises_unsupported_feature(tmp_path: Path) -> None:
