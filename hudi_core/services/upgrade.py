@@ -12,11 +12,13 @@ table upgrades it; with false, or from any other version, it is refused. Under t
 3. The metadata table is dropped: its version-6 log files name slices the way version 6 does, so it
    is rebuilt by the next write from the file system instead of being read under version-8 rules.
 4. hoodie.properties switches to version 8 (layout 2, the key generator by class and type, the merge
-   mode with its payload class and strategy id, `hoodie.table.initial.version=6`); then the layout-1
-   instant files go. Until the switch, readers see the whole old timeline; after it, the new one.
+   mode with its payload class and strategy id, `hoodie.table.initial.version=6`). Until the switch,
+   readers see the whole old timeline; after it, the new one.
 5. A Merge-on-Read table is compacted: pending compactions run, then one compaction of every file
    group with log files, so no version-8 writer appends to a slice whose logs name their base
-   instant (version 6) rather than their deltacommit (version 8).
+   instant (version 6) rather than their deltacommit (version 8). Then the layout-1 instant files go;
+   a write that still finds them on a table upgraded from version 6 finishes steps 5 again, so a
+   crash at any point leaves a table that reads as before and is upgraded by the next write.
 
 A version-6 Merge-on-Read table with a deltacommit in flight (or failed) is refused before anything
 changes: version 6 appended its blocks to log files other writes share, and rolling it back needs
@@ -79,6 +81,7 @@ from hudi_core.timeline.schemas import (
     SAVEPOINT_METADATA,
 )
 from hudi_core.timeline.serde import decode_instant_content, encode_avro_container
+from hudi_core.write import crash
 
 UPGRADABLE_VERSION = 6
 UPGRADED_VERSION = 8
@@ -128,6 +131,8 @@ def upgrade_if_needed(storage: Storage, options: Mapping[str, str]) -> UpgradeRe
     validate_options(options)
     config = load_table_config(storage)
     if config.version in WRITABLE_TABLE_VERSIONS:
+        if config.raw.get(HudiTableConfig.INITIAL_VERSION.key) == str(UPGRADABLE_VERSION) and _layout_1_files(storage):
+            return _finish(storage, options, config.table_type, 0, 0)  # an upgrade interrupted after its switch
         return None
     where = storage.base_uri
     if config.version != UPGRADABLE_VERSION:
@@ -153,19 +158,40 @@ def upgrade_if_needed(storage: Storage, options: Mapping[str, str]) -> UpgradeRe
             return None  # another writer upgraded it meanwhile
         _refuse_pending_log_appends(state, where)
         moved = _move_timeline(storage, state)
+        crash.crash_point("upgrade.after_timeline")
         archived = _convert_archive(storage, state.config, configs.value(HudiWriteConfig.PARQUET_COMPRESSION))
         update_table_properties(
             storage,
             {HudiTableConfig.METADATA_PARTITIONS.key: None, HudiTableConfig.METADATA_PARTITIONS_INFLIGHT.key: None},
         )
         storage.delete_dir(METADATA_DIR)
+        crash.crash_point("upgrade.after_metadata_dropped")
         update_table_properties(storage, upgraded_properties(state.config, _properties(storage)))
-        for name in moved:
-            storage.delete(posixpath.join(METAFOLDER, name))
+        crash.crash_point("upgrade.after_properties")
+    return _finish(storage, options, state.config.table_type, moved, archived)
+
+
+def _finish(
+    storage: Storage, options: Mapping[str, str], table_type: TableType, moved: int, archived: int
+) -> UpgradeResult:
+    """What follows the switch to version 8: compaction (Merge-on-Read), then the layout-1 files go.
+
+    A write that finds layout-1 files on a table upgraded from version 6 runs this again, so an
+    upgrade that died after its switch is finished by the next write.
+    """
     compactions: tuple[ServiceResult, ...] = ()
-    if state.config.table_type is TableType.MERGE_ON_READ:
+    if table_type is TableType.MERGE_ON_READ:
         compactions = _compact_everything(storage, options)
-    return UpgradeResult(UPGRADABLE_VERSION, UPGRADED_VERSION, len(moved), archived, compactions)
+        crash.crash_point("upgrade.after_compaction")
+    with table_lock(storage, HudiConfigs(options), "finish the upgrade to table version 8"):
+        for name in _layout_1_files(storage):
+            storage.delete(posixpath.join(METAFOLDER, name))
+    return UpgradeResult(UPGRADABLE_VERSION, UPGRADED_VERSION, moved, archived, compactions)
+
+
+def _layout_1_files(storage: Storage) -> list[str]:
+    """Instant files directly under `.hoodie/` (the version-6 timeline)."""
+    return [e.name for e in storage.list_dir(METAFOLDER) if not e.is_dir and parse_instant_file_name(e.name)]
 
 
 def upgraded_properties(config: TableConfig, props: Mapping[str, str]) -> dict[str, str | None]:
@@ -223,11 +249,11 @@ def _refuse_pending_log_appends(state: TableState, where: str) -> None:
 # ---- the active timeline ----------------------------------------------------------------------
 
 
-def _move_timeline(storage: Storage, state: TableState) -> list[str]:
-    """Writes every layout-1 instant file under its layout-2 name; returns the layout-1 names."""
+def _move_timeline(storage: Storage, state: TableState) -> int:
+    """Writes every layout-1 instant file under its layout-2 name; returns how many."""
     target_dir = posixpath.join(METAFOLDER, state.config.timeline_path)
     storage.makedirs(target_dir)
-    moved = []
+    moved = 0
     for entry in storage.list_dir(METAFOLDER):
         parsed = None if entry.is_dir else parse_instant_file_name(entry.name)
         if parsed is None:
@@ -236,7 +262,7 @@ def _move_timeline(storage: Storage, state: TableState) -> list[str]:
         data = storage.read_bytes(source)
         name, content = _layout_2_file(storage, source, parsed, data)
         storage.write_atomic(posixpath.join(target_dir, name), content)
-        moved.append(entry.name)
+        moved += 1
     return moved
 
 

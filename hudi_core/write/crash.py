@@ -37,6 +37,10 @@ CRASH_POINTS: tuple[str, ...] = (
     "metadata.after_log_files",
     "metadata.after_deltacommit",
     "metadata.after_compaction_files",
+    "upgrade.after_timeline",
+    "upgrade.after_metadata_dropped",
+    "upgrade.after_properties",
+    "upgrade.after_compaction",
 )
 
 
