@@ -30,6 +30,7 @@ class Commit:
     completion: str | None
     state: dict[tuple[str, str], Row]
     is_service: bool = False
+    replaced: frozenset[str] = frozenset()  # partitions whose file groups the commit replaced
 
 
 @dataclass
@@ -70,8 +71,14 @@ class TableModel:
                 chosen[where] = row
         return chosen
 
-    def _commit(self, instant: str, completion: str | None, state: dict[tuple[str, str], Row]) -> None:
-        self.commits.append(Commit(instant, completion, state))
+    def _commit(
+        self,
+        instant: str,
+        completion: str | None,
+        state: dict[tuple[str, str], Row],
+        replaced: frozenset[str] = frozenset(),
+    ) -> None:
+        self.commits.append(Commit(instant, completion, state, replaced=replaced))
 
     def upsert(self, rows: list[Row], instant: str, completion: str | None) -> None:
         """Upserts; a row with `_hoodie_is_deleted = true` deletes the stored record it wins over."""
@@ -106,16 +113,18 @@ class TableModel:
         self._commit(instant, completion, state)
 
     def insert_overwrite(self, rows: list[Row], instant: str, completion: str | None, whole_table: bool) -> None:
+        written = {self.partition_of(r) for r in rows}
+        replaced = {k[0] for k in self.current} if whole_table else written
         state = {} if whole_table else copy.deepcopy(self.current)
-        for partition in {self.partition_of(r) for r in rows}:
+        for partition in written:
             state = {k: v for k, v in state.items() if k[0] != partition}
         for row in rows:
             state[self._location(row)] = {**row, "_commit": instant}
-        self._commit(instant, completion, state)
+        self._commit(instant, completion, state, frozenset(replaced))
 
     def delete_partitions(self, partitions: list[str], instant: str, completion: str | None) -> None:
         state = {k: v for k, v in self.current.items() if k[0] not in partitions}
-        self._commit(instant, completion, state)
+        self._commit(instant, completion, state, frozenset(partitions))
 
     def rollback(self, instant: str) -> None:
         """Rolling back the latest commit: the table returns to the state before it."""
@@ -165,9 +174,10 @@ class TableModel:
         """CDC rows of the non-service commits completed in (start, end]: op, ts_ms, before, after.
 
         A commit's changes compare the state before it with the state after it: a record only
-        after is inserted, only before deleted, in both and rewritten by the commit updated. A key
-        deleted in one partition and inserted in another by the same commit is one update. Sorted
-        by completion, then key, then partition.
+        after is inserted, only before deleted, in both and rewritten by the commit updated (a key
+        moved to another partition is a delete and an insert). A replacing commit deletes every
+        record of the partitions it replaced and inserts every record it wrote. As Apache Hudi reads
+        them; sorted by completion, then key, then delete before update before insert, then partition.
         """
 
         def key(c: Commit) -> str:
@@ -186,29 +196,26 @@ class TableModel:
             if end is not None and key(commit) > end:
                 break
             rows: list[tuple[str, str, str, Row | None, Row | None]] = []
-            for where in sorted(before.keys() | after.keys(), key=lambda w: (w[1], w[0])):
-                old, new = before.get(where), after.get(where)
-                if old is None and new is not None:
-                    rows.append((where[1], where[0], "i", None, new))
-                elif new is None and old is not None:
-                    rows.append((where[1], where[0], "d", old, None))
-                elif old is not None and new is not None and new["_commit"] == commit.instant:
-                    rows.append((where[1], where[0], "u", old, new))
-            by_key: dict[str, list[int]] = {}
-            for i, row in enumerate(rows):
-                by_key.setdefault(row[0], []).append(i)
-            dropped: set[int] = set()
-            for indexes in by_key.values():
-                ops = sorted(rows[i][2] for i in indexes)
-                if ops == ["d", "i"]:
-                    d = next(i for i in indexes if rows[i][2] == "d")
-                    n = next(i for i in indexes if rows[i][2] == "i")
-                    rows[n] = (rows[n][0], rows[n][1], "u", rows[d][3], rows[n][4])
-                    dropped.add(d)
+            rank = {"d": 0, "u": 1, "i": 2}
+            if commit.replaced:  # the replaced file groups' rows deleted, the written rows inserted
+                for where in sorted(before.keys() | after.keys(), key=lambda w: (w[1], w[0])):
+                    if where[0] in commit.replaced and where in before:
+                        rows.append((where[1], where[0], "d", before[where], None))
+                    if where in after and after[where]["_commit"] == commit.instant:
+                        rows.append((where[1], where[0], "i", None, after[where]))
+            else:
+                for where in sorted(before.keys() | after.keys(), key=lambda w: (w[1], w[0])):
+                    old, new = before.get(where), after.get(where)
+                    if old is None and new is not None:
+                        rows.append((where[1], where[0], "i", None, new))
+                    elif new is None and old is not None:
+                        rows.append((where[1], where[0], "d", old, None))
+                    elif old is not None and new is not None and new["_commit"] == commit.instant:
+                        rows.append((where[1], where[0], "u", old, new))
+            rows.sort(key=lambda r: (r[0], rank[r[2]], r[1]))
             out.extend(
                 {"op": op, "ts_ms": commit.instant, "before": image(old), "after": image(new)}
-                for i, (_, _, op, old, new) in enumerate(rows)
-                if i not in dropped
+                for _, _, op, old, new in rows
             )
         return out
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from bench.spark_upsert import options as spark_options
-from bench.suite import peers
+from bench.suite import apache_hudi, peers
 from bench.suite.fixtures import BUCKET_INDEX, commit_facts
 from bench.suite.inputs import FARE_RANGE, FILTER_CITY, load_base, load_batch
 from bench.suite.workspace import Workspace
@@ -39,6 +39,8 @@ from hudi_core import HudiTable, WriteResult
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+    from scripts.apache_hudi import ApacheHudi
 
 SPARK_MASTER = "local[2]"
 SPARK_CONF = {"spark.driver.memory": "4g"}
@@ -333,6 +335,71 @@ def spark_read(fixture: str) -> Prepare:
     return prepare
 
 
+# ---- Apache Hudi on Spark ------------------------------------------------------------------------
+
+
+def _apache_setup(space: Workspace, op: Operation, run: Callable[[ApacheHudi], int]) -> Setup:
+    driver, startup = apache_hudi.start_driver(space, op.name)
+
+    def action() -> Outcome:
+        return Outcome(run(driver), {"spark_startup_s": round(startup, 1)})
+
+    def cleanup() -> None:
+        driver.stop()
+        _scratch_cleanup(space, op.name)()
+        _scratch_cleanup(space, f"{op.name}-driver")()
+
+    return Setup(action, cleanup)
+
+
+def apache_bulk_insert(space: Workspace, op: Operation) -> Setup:
+    table = space.fresh_scratch(op.name) / "table"
+    options = spark_options("COPY_ON_WRITE", "bulk_insert")
+
+    def run(driver: ApacheHudi) -> int:
+        driver.write_files(table, space.base_dir, options, "overwrite")
+        return space.rows
+
+    return _apache_setup(space, op, run)
+
+
+def apache_upsert(fixture: str, table_type: str, batch_name: str) -> Prepare:
+    """A batch upserted into a private copy of our fixture table (version 8, kept)."""
+
+    def prepare(space: Workspace, op: Operation) -> Setup:
+        table = space.copy_fixture(fixture, op.name)
+        rows = int(load_batch(space, batch_name).num_rows)
+        options = {**spark_options(table_type, "upsert"), **apache_hudi.CONTINUE_VERSION_8}
+
+        def run(driver: ApacheHudi) -> int:
+            driver.write_files(table, space.batch_path(batch_name), options)
+            return rows
+
+        return _apache_setup(space, op, run)
+
+    return prepare
+
+
+def apache_read(fixture: str, incremental: bool = False) -> Prepare:
+    """Every column of the snapshot (or of the fixture's last commit) into Spark's no-op sink."""
+
+    def prepare(space: Workspace, op: Operation) -> Setup:
+        table = _in_place(space, fixture)
+        options = None
+        if incremental:
+            start = space.facts()[fixture]["previous_completion"]
+            options = {"hoodie.datasource.query.type": "incremental", "hoodie.datasource.read.begin.instanttime": start}
+        rows = space.rows if not incremental else 0
+
+        def run(driver: ApacheHudi) -> int:
+            driver.scan(table, options)
+            return rows
+
+        return _apache_setup(space, op, run)
+
+    return prepare
+
+
 # ---- delta-rs -------------------------------------------------------------------------------------
 
 
@@ -516,6 +583,7 @@ DELTA = "delta-rs"
 ICEBERG = "pyiceberg"
 HUDI_RS = "hudi-rs"
 RAW = "raw pyarrow"
+APACHE = apache_hudi.SYSTEM
 SPARK_SCALES = (1_000_000,)  # a 5M Spark bulk insert and upserts would take a fifth of the 45 minutes
 SMALL_SCALES = (1_000_000,)  # the small table is the same at every scale
 # Limits of the full rewrites no target uses are measured at 1M only: at 5M they would cost minutes of
@@ -553,6 +621,8 @@ def _operations() -> list[Operation]:
                   cost=once, engine=spark, scales=SPARK_SCALES, in_quick=False),
         Operation("bulk_insert/delta", "bulk_insert", DELTA, "write_deltalake", delta_bulk_write,
                   cost=heavy, produces="delta"),
+        Operation("bulk_insert/apache_cow", "bulk_insert", APACHE, "CoW", apache_bulk_insert, cost=once,
+                  in_quick=False),
         Operation("bulk_insert/iceberg", "bulk_insert", ICEBERG, "append", iceberg_append,
                   cost=once, produces="iceberg", in_quick=False),
         Operation("bulk_insert/raw", "bulk_insert", RAW, "write by city (gzip 6)", raw_bulk_write, cost=target),
@@ -572,6 +642,10 @@ def _operations() -> list[Operation]:
                   spark_upsert(cow, "COPY_ON_WRITE", "upsert_1pct"), (cow,), once, spark, SPARK_SCALES, in_quick=False),
         Operation("upsert_1pct/spark_mor", "upsert_1pct", OURS_SPARK, "MoR",
                   spark_upsert(mor, "MERGE_ON_READ", "upsert_1pct"), (mor,), once, spark, SPARK_SCALES, in_quick=False),
+        Operation("upsert_1pct/apache_cow", "upsert_1pct", APACHE, "CoW, into our table",
+                  apache_upsert(cow, "COPY_ON_WRITE", "upsert_1pct"), (cow,), once, in_quick=False),
+        Operation("upsert_1pct/apache_mor", "upsert_1pct", APACHE, "MoR, into our table",
+                  apache_upsert(mor, "MERGE_ON_READ", "upsert_1pct"), (mor,), once, in_quick=False),
         Operation("upsert_1pct/delta_uuid", "upsert_1pct", DELTA, "merge on uuid",
                   delta_write_batch("upsert_1pct", uuid), ("delta",), target),
         Operation("upsert_1pct/delta_city_uuid", "upsert_1pct", DELTA, "merge on city+uuid",
@@ -618,6 +692,10 @@ def _operations() -> list[Operation]:
                   ours_read(mor_1), (mor_1,), engine=arrow),
         Operation("snapshot_read/spark_cow", "snapshot_read", OURS_SPARK, "CoW", spark_read(cow), (cow,), once,
                   spark, SPARK_SCALES, in_quick=False),
+        Operation("snapshot_read/apache_cow", "snapshot_read", APACHE, "CoW, into the no-op sink", apache_read(cow),
+                  (cow,), once, in_quick=False),
+        Operation("snapshot_read/apache_mor_pending", "snapshot_read", APACHE,
+                  "MoR, one pending 1% log, into the no-op sink", apache_read(mor_1), (mor_1,), once, in_quick=False),
         Operation("snapshot_read/hudi_rs_cow", "snapshot_read", HUDI_RS, "CoW", hudi_rs_read(cow), (cow,)),
         Operation("snapshot_read/hudi_rs_mor_pending", "snapshot_read", HUDI_RS, "MoR, one pending 1% log",
                   hudi_rs_read(mor_1), (mor_1,)),
@@ -642,6 +720,10 @@ def _operations() -> list[Operation]:
                   engine=arrow),
         Operation("incremental/ours_mor", "incremental", OURS, "MoR", ours_incremental(mor_1), (mor_1,),
                   engine=arrow),
+        Operation("incremental/apache_cow", "incremental", APACHE, "CoW, into the no-op sink",
+                  apache_read(cow_1, incremental=True), (cow_1,), once, in_quick=False),
+        Operation("incremental/apache_mor", "incremental", APACHE, "MoR, into the no-op sink",
+                  apache_read(mor_1, incremental=True), (mor_1,), once, in_quick=False),
         Operation("incremental/hudi_rs_cow", "incremental", HUDI_RS, "CoW", hudi_rs_incremental(cow_1), (cow_1,)),
         Operation("incremental/delta_cdf", "incremental", DELTA, "load_cdf of the last version", delta_changes,
                   ("delta_cdf",)),

@@ -241,7 +241,7 @@ def compact_file_group(task: _Task) -> WriteStat:
     if context.cdc_mode is not None:
         replaced = base.take(pc.index_in(keys.filter(updated), value_set=base_keys))
         changes = change_records(context, base.filter(deleted), replaced, rows.filter(updated), rows.filter(inserted))
-        if changes.num_rows:
+        if changes.num_rows or op.base_file:  # a rewritten base file has its CDC log, as in a write
             cdc_stats = write_cdc_log(storage, context, op.partition_path, op.file_id, task.write_token, changes)
     num_updates = _count(updated)
     num_deletes = _count(deleted)

@@ -16,8 +16,10 @@ Per file group a commit wrote or replaced, changes come from (Hudi's `HoodieCDCI
   after is an insert, only before a delete, and in both an update when the commit rewrote it
   (its `_hoodie_commit_time`, or its values when meta fields are not populated).
 
-A record leaving one file group and entering another in the same commit (insert_overwrite, a global
-index moving a partition) is one update. Either way the output is the same in every logging mode
+Changes are per file group, as Apache Hudi's CDC reader returns them: a record a global index moves to
+another partition is a delete there and an insert here, and a replacing commit (insert_overwrite,
+delete_partition) deletes every row of the file groups it replaced and inserts every row it wrote, a
+key written again included. Either way the output is the same in every logging mode
 and without CDC logs; a commit whose needed files were cleaned is an
 IncrementalRangeUnavailableError naming it.
 """
@@ -125,17 +127,30 @@ class CdcReader:
     def _commit_changes(self, commit: Instant, completed: Sequence[Instant]) -> _Changes:
         order = self._timeline.completion_order_key
         metadata = self._timeline.commit_metadata(commit)
-        groups = metadata.touched_file_groups() | {
-            (p, f) for p, ids in metadata.partition_to_replace_file_ids.items() for f in ids
-        }
+        replaced = {(p, f) for p, ids in metadata.partition_to_replace_file_ids.items() for f in ids}
+        groups = metadata.touched_file_groups() | replaced
         logged = {(s.partition_path, s.file_id): sorted(s.cdc_stats) for s in metadata.write_stats() if s.cdc_stats}
         before = [i for i in completed if order(i) < order(commit)]
         after = [i for i in completed if order(i) <= order(commit)]
         parts = [self._logged(commit, before, after, group, paths) for group, paths in sorted(logged.items())]
-        inferred = groups - logged.keys()
+        if replaced:
+            # Apache Hudi's REPLACE_COMMIT case: every row of a replaced file group is deleted.
+            parts.append(self._deleted(commit, before, replaced))
+        inferred = groups - logged.keys() - replaced
         if inferred:
             parts.append(self._inferred(commit, before, after, inferred))
-        return _one_row_per_key([p for p in parts if p.num_rows], self._data_schema)
+        return _concatenated([p for p in parts if p.num_rows], self._data_schema)
+
+    def _deleted(self, commit: Instant, before_instants: Sequence[Instant], groups: set[FileGroup]) -> _Changes:
+        """Every row of `groups` just before the commit, as a delete."""
+        rows = self._state(commit, before_instants, groups)
+        return _Changes(
+            ops=[DELETE] * rows.num_rows,
+            keys=_column(_KEY, rows),
+            partitions=_column(_PARTITION, rows),
+            before=rows.select(self._data_schema.names),
+            after=null_rows(self._data_schema, rows.num_rows),
+        )
 
     def _inferred(
         self,
@@ -242,8 +257,12 @@ class CdcReader:
 
     def _output(self, commit: Instant, changes: _Changes, images: str) -> pa.Table:
         ops = np.array(changes.ops, dtype=object)
+        # A key's delete comes before its insert (a move, a key written again by a replacing commit),
+        # so a consumer applying the rows in order keeps the record.
+        rank = pa.array([_OP_RANK[op] for op in changes.ops], pa.int8())
         order = pc.sort_indices(
-            pa.table({"k": changes.keys, "p": changes.partitions}), sort_keys=[("k", "ascending"), ("p", "ascending")]
+            pa.table({"k": changes.keys, "r": rank, "p": changes.partitions}),
+            sort_keys=[("k", "ascending"), ("r", "ascending"), ("p", "ascending")],
         )
         ops = ops[order.to_numpy()]
         render = json_images if images == "json" else struct_images
@@ -261,6 +280,7 @@ class CdcReader:
 # ---- helpers ----------------------------------------------------------------------------------
 
 _KEY = "__hudi_cdc_key"
+_OP_RANK = {DELETE: 0, UPDATE: 1, INSERT: 2}
 _PARTITION = "__hudi_cdc_partition"
 
 
@@ -295,38 +315,15 @@ def _differs(old: pa.Table, new: pa.Table) -> pa.Array:
     return pa.array(result)
 
 
-def _one_row_per_key(parts: Sequence[_Changes], data_schema: pa.Schema) -> _Changes:
-    """Concatenates per-group changes; a key deleted in one group and inserted in another is an update."""
+def _concatenated(parts: Sequence[_Changes], data_schema: pa.Schema) -> _Changes:
+    """The per-group changes of one commit, in one."""
     if not parts:
         empty = null_rows(data_schema, 0)
         return _Changes([], pa.array([], pa.string()), pa.array([], pa.string()), empty, empty)
-    ops = [op for p in parts for op in p.ops]
-    keys = pa.concat_arrays([p.keys for p in parts])
-    partitions = pa.concat_arrays([p.partitions for p in parts])
-    before = pa.concat_tables([p.before for p in parts])
-    after = pa.concat_tables([p.after for p in parts])
-    counts = pc.value_counts(keys)
-    repeated = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
-    if len(repeated) == 0:
-        return _Changes(ops, keys, partitions, before, after)
-    keep = np.ones(len(ops), dtype=bool)
-    before_row = np.arange(len(ops))
-    rows_of: dict[str, list[int]] = {}
-    for row in pc.indices_nonzero(pc.is_in(keys, value_set=repeated)).to_pylist():
-        rows_of.setdefault(keys[row].as_py(), []).append(row)
-    for rows in rows_of.values():
-        deletes = [r for r in rows if ops[r] == DELETE]
-        inserts = [r for r in rows if ops[r] == INSERT]
-        if len(rows) == 2 and len(deletes) == 1 and len(inserts) == 1:
-            ops[inserts[0]] = UPDATE
-            before_row[inserts[0]] = deletes[0]
-            keep[deletes[0]] = False
-    before = before.take(pa.array(before_row))
-    selected = pa.array(keep)
     return _Changes(
-        [op for op, k in zip(ops, keep, strict=True) if k],
-        keys.filter(selected),
-        partitions.filter(selected),
-        before.filter(selected),
-        after.filter(selected),
+        [op for p in parts for op in p.ops],
+        pa.concat_arrays([p.keys for p in parts]),
+        pa.concat_arrays([p.partitions for p in parts]),
+        pa.concat_tables([p.before for p in parts]),
+        pa.concat_tables([p.after for p in parts]),
     )

@@ -90,9 +90,11 @@ class FileGroupWrite:
         task_index: this task's number in the write (part of write tokens and sequence numbers).
         source: rows in the context's schema plus the record key and delete flag columns: this
             group's, or the whole batch's when `rows` picks this group's out of it.
-        base_file: MERGE: the current base file name.
-        base_instant: MERGE: the current base file's instant.
+        base_file: MERGE and APPEND: the current slice's base file name.
+        base_instant: MERGE and APPEND: the current slice's base instant.
         rows: positions of this group's rows in `source`; None: all of them.
+        log_files: APPEND: the current slice's log file names (its write stat names the slice, as
+            Apache Hudi's CDC reader needs to find the changed records' before images).
     """
 
     partition_path: str
@@ -104,6 +106,7 @@ class FileGroupWrite:
     base_instant: str | None = None
     token: str | None = None  # an engine's own write token (Spark: partition-stage-attempt)
     rows: pa.Array | None = None
+    log_files: tuple[str, ...] = ()
 
     @property
     def write_token(self) -> str:
@@ -291,11 +294,9 @@ def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wri
             replacing=fresh.take(replace_in),
             inserted=fresh.take(insert_in),
         )
-        cdc_stats = (
-            write_cdc_log(storage, context, task.partition_path, task.file_id, task.write_token, changes)
-            if changes.num_rows
-            else None
-        )
+        # Written even without changes: Apache Hudi's CDC reader takes a rewritten base file without a
+        # CDC log for one whose rows are all new, and fails on it otherwise.
+        cdc_stats = write_cdc_log(storage, context, task.partition_path, task.file_id, task.write_token, changes)
     return _stat(
         task,
         path,
@@ -380,7 +381,7 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
         file_id=task.file_id,
         path=path,
         partition_path=task.partition_path,
-        prev_commit=context.instant_time,
+        prev_commit=task.base_instant or context.instant_time,
         num_writes=records.num_rows,
         num_inserts=0,
         num_update_writes=updates.num_rows,
@@ -388,8 +389,8 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
         total_write_bytes=len(content),
         file_size_in_bytes=len(content),
         total_log_records=0,
-        base_file="",
-        log_files=(name,),
+        base_file=task.base_file or "",
+        log_files=(*task.log_files, name),
         cdc_stats=None,
         log_version=log_file_version(name),
         log_offset=0,

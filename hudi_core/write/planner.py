@@ -256,16 +256,24 @@ def file_group_writes(
         if current is None and deleted_rows[rows].all():
             continue  # deletes only (of a bucket the table does not hold yet): no file group to create
         if current is None:
-            io_type, base_file = IOType.CREATE, None
+            io_type = IOType.CREATE
         elif is_mor and (current.base_file is None or tagged):
-            io_type, base_file = IOType.APPEND, None
+            io_type = IOType.APPEND
         else:
-            io_type, base_file = IOType.MERGE, current.base_file
-        base_instant = current.base_instant if current is not None else None
+            io_type = IOType.MERGE
         number = task_index if task_index is not None else position
         writes.append(
             FileGroupWrite(
-                partition, file_id, io_type, number, payload, base_file, base_instant, token, rows=pa.array(rows)
+                partition,
+                file_id,
+                io_type,
+                number,
+                payload,
+                current.base_file if current is not None else None,
+                current.base_instant if current is not None else None,
+                token,
+                rows=pa.array(rows),
+                log_files=current.log_files if current is not None and io_type is IOType.APPEND else (),
             )
         )
     return writes

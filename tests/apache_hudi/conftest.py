@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from scripts import reference_env
-from tests.apache_hudi.reference import ApacheHudi
+from scripts.apache_hudi import ApacheHudi
 
 DEFAULT_VERSION = "1.2.0"
 

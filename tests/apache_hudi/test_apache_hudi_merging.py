@@ -25,7 +25,7 @@ import pytest
 
 from hudi_core import HudiTable
 from hudi_core.errors import HudiError, UnsupportedFeatureError
-from tests.apache_hudi.reference import ApacheHudi
+from scripts.apache_hudi import ApacheHudi
 
 pytestmark = pytest.mark.apache_hudi
 

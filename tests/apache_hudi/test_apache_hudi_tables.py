@@ -17,8 +17,8 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import HudiTable
+from scripts.apache_hudi import ApacheHudi
 from tests import hudi_rs
-from tests.apache_hudi.reference import ApacheHudi
 from tests.interop.test_model_histories import COLUMNS, SCHEMA, History
 from tests.model import TableModel, canonical, table_rows
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from tests.apache_hudi.reference import ApacheHudi, ApacheHudiError, DriverFailedError
+from scripts.apache_hudi import ApacheHudi, ApacheHudiError, DriverFailedError
 
 pytestmark = pytest.mark.apache_hudi
 

@@ -26,8 +26,9 @@ import pytest
 
 from hudi_core import HudiTable
 from hudi_core.config.table import HudiTableConfig
+from scripts.apache_hudi import ApacheHudi
 from tests import hudi_rs
-from tests.apache_hudi.reference import ApacheHudi, writer_options
+from tests.apache_hudi.tables import writer_options
 from tests.interop.test_model_histories import COLUMNS, SCHEMA, History
 from tests.model import TableModel, canonical, table_rows
 

@@ -16,8 +16,8 @@ import pytest
 
 from hudi_core import HudiTable, write_hudi
 from hudi_core.config.properties import parse_properties
+from scripts.apache_hudi import ApacheHudi
 from tests import hudi_rs
-from tests.apache_hudi.reference import ApacheHudi
 from tests.interop.test_model_histories import COLUMNS, SCHEMA, History
 from tests.model import TableModel, canonical, table_rows
 

@@ -1,15 +1,16 @@
 """Apache Hudi's Spark driver as a request server: runs in the reference virtualenv, not in ours.
 
-Started by ``tests/apache_hudi/reference.py`` with the reference environment's interpreter
+Started by ``scripts/apache_hudi.py`` with the reference environment's interpreter
 (PySpark 3.5 and nothing else: no pyarrow, no pandas, no hudi_core)::
 
-    python reference_driver.py --jar HUDI_BUNDLE.jar --workdir DIR
+    python apache_hudi_driver.py --jar HUDI_BUNDLE.jar --workdir DIR [--driver-memory 3g]
 
 It starts one Spark session (``local[2]``, the Hudi quick-start settings), then answers one JSON
 request per stdin line with one JSON answer per stdout line, in order:
 
     {"op": "write", "path": P, "input": PARQUET, "options": {...}, "mode": "append"}
     {"op": "read", "path": P, "options": {...}, "output": DIR}   -> {"output": DIR}
+    {"op": "scan", "path": P, "options": {...}}                  (every row into the no-op sink)
     {"op": "sql", "text": "CALL ...", "output": DIR}             -> {"output": DIR or null}
     {"op": "stop"}
 
@@ -44,7 +45,7 @@ logger.hadoop.level = error
 """
 
 
-def session_conf(jar: str, workdir: Path) -> dict[str, str]:
+def session_conf(jar: str, workdir: Path, driver_memory: str) -> dict[str, str]:
     """Hudi's Spark quick-start settings for a small, quiet local[2] session on loopback."""
     log4j = workdir / "log4j2.properties"
     log4j.write_text(LOG4J2_PROPERTIES)
@@ -58,7 +59,7 @@ def session_conf(jar: str, workdir: Path) -> dict[str, str]:
         "spark.sql.warehouse.dir": str(workdir / "warehouse"),
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.driver.host": "127.0.0.1",
-        "spark.driver.memory": "1g",
+        "spark.driver.memory": driver_memory,
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{log4j}",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
@@ -93,6 +94,11 @@ class Driver:
         writer.mode(request.get("mode", "append")).save(request["path"])
         return {}
 
+    def scan(self, request: dict[str, Any]) -> dict[str, Any]:
+        frame = self.spark.read.format("hudi").options(**request.get("options", {})).load(request["path"])
+        frame.write.format("noop").mode("overwrite").save()
+        return {}
+
     def read(self, request: dict[str, Any]) -> dict[str, Any]:
         frame = self.spark.read.format("hudi").options(**request.get("options", {})).load(request["path"])
         return self._result(frame, request["output"])
@@ -110,7 +116,7 @@ class Driver:
 
 
 def serve(driver: Driver, requests: TextIO, answers: TextIO) -> None:
-    handlers = {"write": driver.write, "read": driver.read, "sql": driver.sql}
+    handlers = {"write": driver.write, "read": driver.read, "scan": driver.scan, "sql": driver.sql}
     for line in requests:
         if not line.strip():
             continue
@@ -138,6 +144,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jar", required=True, help="the Hudi Spark bundle jar")
     parser.add_argument("--workdir", required=True, type=Path, help="a private folder for Spark's files")
+    parser.add_argument("--driver-memory", default="1g", help="the Spark driver's heap")
     args = parser.parse_args()
 
     # The protocol owns the real stdout; whatever else writes to fd 1 (the JVM's System.out
@@ -154,7 +161,7 @@ def main() -> None:
     from pyspark.sql import SparkSession  # noqa: PLC0415 - only after stdout is redirected
 
     builder = SparkSession.builder.master("local[2]").appName("apache-hudi-reference")
-    for key, value in session_conf(args.jar, args.workdir).items():
+    for key, value in session_conf(args.jar, args.workdir, args.driver_memory).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")

@@ -1,6 +1,6 @@
-"""Apache Hudi itself, for the tests: a client of one long-lived Apache Hudi Spark driver.
+"""Apache Hudi itself, for the tests and the bench: a client of one long-lived Apache Hudi Spark driver.
 
-The driver (``reference_driver.py``) runs in the reference virtualenv that ``scripts/dev.py``
+The driver (``apache_hudi_driver.py``) runs in the reference virtualenv that ``scripts/dev.py``
 installs (PySpark 3.5 and Hudi's Spark bundle); this side talks to it in JSON lines over the
 process's stdin/stdout and exchanges data as Parquet files::
 
@@ -33,24 +33,13 @@ from typing import IO, Any, NoReturn
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-DRIVER_SCRIPT = Path(__file__).with_name("reference_driver.py")
+DRIVER_SCRIPT = Path(__file__).with_name("apache_hudi_driver.py")
 STARTUP_TIMEOUT_SECONDS = 300.0
 REQUEST_TIMEOUT_SECONDS = 300.0
 STOP_TIMEOUT_SECONDS = 60.0
+# One session serves every test: the tables it opened stay cached in its heap, which 1 GiB did not hold.
+DRIVER_MEMORY = "3g"
 MAX_STARTS = 2  # the first start and one restart
-
-
-def writer_options(table_name: str, table_type: str, partitioned: bool = True) -> dict[str, str]:
-    """Apache Hudi's datasource options for the tests' tables: key `id`, ordering `ts`, partition `city`."""
-    options = {
-        "hoodie.table.name": table_name,
-        "hoodie.datasource.write.table.type": table_type,
-        "hoodie.datasource.write.recordkey.field": "id",
-        "hoodie.datasource.write.precombine.field": "ts",
-    }
-    if partitioned:
-        options["hoodie.datasource.write.partitionpath.field"] = "city"
-    return options
 
 
 class ApacheHudiError(Exception):
@@ -86,16 +75,24 @@ class ApacheHudi:
         version: the Hudi version of `jar` (for messages).
         workdir: a private folder: Spark's files, request and result Parquet, the stderr logs.
         request_timeout: seconds a request may take before the driver is taken for hung and killed.
+        driver_memory: the Spark driver's heap (local mode: the executors' too).
     """
 
     def __init__(
-        self, python: Path, jar: Path, version: str, workdir: Path, request_timeout: float = REQUEST_TIMEOUT_SECONDS
+        self,
+        python: Path,
+        jar: Path,
+        version: str,
+        workdir: Path,
+        request_timeout: float = REQUEST_TIMEOUT_SECONDS,
+        driver_memory: str = DRIVER_MEMORY,
     ) -> None:
         self.python = python
         self.jar = jar
         self.version = version
         self.workdir = workdir
         self.request_timeout = request_timeout
+        self.driver_memory = driver_memory
         self.stats = DriverStats()
         self._process: subprocess.Popen[str] | None = None
         self._answers: queue.Queue[str | None] = queue.Queue()
@@ -114,6 +111,21 @@ class ApacheHudi:
             self._request(request)
         finally:
             source.unlink(missing_ok=True)
+
+    def write_files(self, path: Path | str, source: Path, options: Mapping[str, str], mode: str = "append") -> None:
+        """Writes the rows of Parquet `source` (a file or a folder of files) as they are, without a copy."""
+        self._request({"op": "write", "path": str(path), "input": str(source), "options": dict(options), "mode": mode})
+
+    def scan(self, path: Path | str, options: Mapping[str, str] | None = None) -> None:
+        """Reads every row and column into Spark's no-op sink (a read measured without its result)."""
+        self._request({"op": "scan", "path": str(path), "options": dict(options or {})})
+
+    def start(self) -> float:
+        """Starts the driver now (else the first request does); returns its start-up seconds."""
+        if self._process is None or self._process.poll() is not None:
+            self._kill()
+            self._start()
+        return self.stats.startups[-1]
 
     def read(self, path: Path | str, options: Mapping[str, str] | None = None) -> pa.Table:
         """``spark.read.format("hudi").options(options).load(path)``, collected."""
@@ -175,7 +187,11 @@ class ApacheHudi:
         self._answers = queue.Queue()
         with self._stderr_path.open("w") as stderr:
             process = subprocess.Popen(
-                [str(self.python), str(DRIVER_SCRIPT), "--jar", str(self.jar), "--workdir", str(home)],
+                [
+                    str(self.python),
+                    str(DRIVER_SCRIPT),
+                    *("--jar", str(self.jar), "--workdir", str(home), "--driver-memory", self.driver_memory),
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
