@@ -12,8 +12,8 @@ while tracking the peak:
 * the child's own peak is the kernel's high-water mark (`VmHWM`), reset just before the action
   (`/proc/self/clear_refs`), so no short spike escapes; where that reset is refused, a sampler
   thread reads the RSS every 10 ms instead;
-* for the Spark engine the JVM and Python workers are child processes: the sampler adds up the RSS
-  of the whole process tree every 100 ms.
+* for the Spark engine (ours, and Apache Hudi's driver) the JVM and Python workers are child
+  processes: the sampler adds up the RSS of the whole process tree every 100 ms.
 
 The figure is the peak minus the baseline. The result (JSON) goes to `--result`.
 """
@@ -38,7 +38,7 @@ import psutil
 import pyarrow as pa
 
 from bench.suite import fixtures, inputs
-from bench.suite.operations import OPERATIONS, Engine, Operation
+from bench.suite.operations import OPERATIONS, Operation
 from bench.suite.workspace import Workspace
 
 PROFILE_DIR = Path(__file__).resolve().parent.parent / "profiles"
@@ -120,7 +120,7 @@ def run_once(op: Operation, space: Workspace, profile: bool = False) -> dict[str
     succeeded = False
     try:
         _settle()
-        monitor = PeakRss(tree=op.engine is Engine.SPARK)
+        monitor = PeakRss(tree=op.engine.samples_process_tree)
         baseline = monitor.current()
         profiler = _start_profiler() if profile else None
         with monitor.watching():

@@ -90,6 +90,11 @@ class Engine(Enum):
     ARROW = "arrow"  # ours, in process: subject to the memory target
     SPARK = "spark"  # ours on Spark local[2]: the JVM's memory is sampled too
     PEER = "peer"
+    PEER_SPARK = "peer_spark"  # a peer on Spark (Apache Hudi): its driver's process tree is sampled
+
+    @property
+    def samples_process_tree(self) -> bool:
+        return self in (Engine.SPARK, Engine.PEER_SPARK)
 
 
 Prepare = Callable[[Workspace, "Operation"], Setup]
@@ -611,6 +616,7 @@ def _operations() -> list[Operation]:
     arrow, spark = Engine.ARROW, Engine.SPARK
     target, heavy, once = Cost.TARGET, Cost.HEAVY, Cost.ONCE
     cow, mor, cow_1, mor_1 = "hudi_cow", "hudi_mor", "hudi_cow_committed", "hudi_mor_pending"
+    apache = Engine.PEER_SPARK
     return [
         # bulk insert: ours and delta-rs's and pyiceberg's first runs load the fixtures
         Operation("bulk_insert/ours_cow", "bulk_insert", OURS, "CoW", ours_bulk_insert("COPY_ON_WRITE"),
@@ -622,7 +628,7 @@ def _operations() -> list[Operation]:
         Operation("bulk_insert/delta", "bulk_insert", DELTA, "write_deltalake", delta_bulk_write,
                   cost=heavy, produces="delta"),
         Operation("bulk_insert/apache_cow", "bulk_insert", APACHE, "CoW", apache_bulk_insert, cost=once,
-                  in_quick=False),
+                  engine=apache, in_quick=False),
         Operation("bulk_insert/iceberg", "bulk_insert", ICEBERG, "append", iceberg_append,
                   cost=once, produces="iceberg", in_quick=False),
         Operation("bulk_insert/raw", "bulk_insert", RAW, "write by city (gzip 6)", raw_bulk_write, cost=target),
@@ -643,9 +649,9 @@ def _operations() -> list[Operation]:
         Operation("upsert_1pct/spark_mor", "upsert_1pct", OURS_SPARK, "MoR",
                   spark_upsert(mor, "MERGE_ON_READ", "upsert_1pct"), (mor,), once, spark, SPARK_SCALES, in_quick=False),
         Operation("upsert_1pct/apache_cow", "upsert_1pct", APACHE, "CoW, into our table",
-                  apache_upsert(cow, "COPY_ON_WRITE", "upsert_1pct"), (cow,), once, in_quick=False),
+                  apache_upsert(cow, "COPY_ON_WRITE", "upsert_1pct"), (cow,), once, apache, in_quick=False),
         Operation("upsert_1pct/apache_mor", "upsert_1pct", APACHE, "MoR, into our table",
-                  apache_upsert(mor, "MERGE_ON_READ", "upsert_1pct"), (mor,), once, in_quick=False),
+                  apache_upsert(mor, "MERGE_ON_READ", "upsert_1pct"), (mor,), once, apache, in_quick=False),
         Operation("upsert_1pct/delta_uuid", "upsert_1pct", DELTA, "merge on uuid",
                   delta_write_batch("upsert_1pct", uuid), ("delta",), target),
         Operation("upsert_1pct/delta_city_uuid", "upsert_1pct", DELTA, "merge on city+uuid",
@@ -693,9 +699,10 @@ def _operations() -> list[Operation]:
         Operation("snapshot_read/spark_cow", "snapshot_read", OURS_SPARK, "CoW", spark_read(cow), (cow,), once,
                   spark, SPARK_SCALES, in_quick=False),
         Operation("snapshot_read/apache_cow", "snapshot_read", APACHE, "CoW, into the no-op sink", apache_read(cow),
-                  (cow,), once, in_quick=False),
+                  (cow,), once, apache, in_quick=False),
         Operation("snapshot_read/apache_mor_pending", "snapshot_read", APACHE,
-                  "MoR, one pending 1% log, into the no-op sink", apache_read(mor_1), (mor_1,), once, in_quick=False),
+                  "MoR, one pending 1% log, into the no-op sink", apache_read(mor_1), (mor_1,), once, apache,
+                  in_quick=False),
         Operation("snapshot_read/hudi_rs_cow", "snapshot_read", HUDI_RS, "CoW", hudi_rs_read(cow), (cow,)),
         Operation("snapshot_read/hudi_rs_mor_pending", "snapshot_read", HUDI_RS, "MoR, one pending 1% log",
                   hudi_rs_read(mor_1), (mor_1,)),
@@ -721,9 +728,9 @@ def _operations() -> list[Operation]:
         Operation("incremental/ours_mor", "incremental", OURS, "MoR", ours_incremental(mor_1), (mor_1,),
                   engine=arrow),
         Operation("incremental/apache_cow", "incremental", APACHE, "CoW, into the no-op sink",
-                  apache_read(cow_1, incremental=True), (cow_1,), once, in_quick=False),
+                  apache_read(cow_1, incremental=True), (cow_1,), once, apache, in_quick=False),
         Operation("incremental/apache_mor", "incremental", APACHE, "MoR, into the no-op sink",
-                  apache_read(mor_1, incremental=True), (mor_1,), once, in_quick=False),
+                  apache_read(mor_1, incremental=True), (mor_1,), once, apache, in_quick=False),
         Operation("incremental/hudi_rs_cow", "incremental", HUDI_RS, "CoW", hudi_rs_incremental(cow_1), (cow_1,)),
         Operation("incremental/delta_cdf", "incremental", DELTA, "load_cdf of the last version", delta_changes,
                   ("delta_cdf",)),
