@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,15 +56,16 @@ CASES = [
 
 
 class History:
-    def __init__(self, rng: random.Random, partitioned: bool) -> None:
+    def __init__(self, rng: random.Random, partitioned: bool, cities: Sequence[str] = CITIES) -> None:
         self.rng = rng
         self.partitioned = partitioned
         self.next_key = 0
         self.cities: dict[str, str] = {}
+        self.city_names = list(cities)
 
     def row(self, key: str, ts: int) -> dict[str, Any]:
         # A key keeps its city, so global indexes never see partition moves here.
-        city = self.cities.setdefault(key, self.rng.choice(CITIES))
+        city = self.cities.setdefault(key, self.rng.choice(self.city_names))
         return {
             "id": key,
             "ts": ts,
