@@ -216,6 +216,7 @@ def write_context(
         bloom_fpp=configs.value(HudiIndexConfig.BLOOM_FPP),
         bloom_max_entries=configs.value(HudiIndexConfig.BLOOM_DYNAMIC_MAX_ENTRIES),
         log_block_format=configs.value(HudiWriteConfig.LOG_BLOCK_FORMAT),
+        cdc_enabled=config.cdc_enabled,
         # Merge-on-Read deltacommits log no CDC: readers infer it, compaction persists it.
         cdc_mode=config.cdc_logging_mode
         if config.cdc_enabled and (config.table_type is TableType.COPY_ON_WRITE or crash_prefix == "compaction")

@@ -71,6 +71,7 @@ class WriteContext:
     bloom_max_entries: int = 100000
     log_block_format: LogBlockFormat = LogBlockFormat.AVRO
     cdc_mode: CdcLoggingMode | None = None  # set when file-group rewrites must log their changes
+    cdc_enabled: bool = False  # the table keeps a change feed (hoodie.table.cdc.enabled)
     crash_prefix: str = "write"  # names the crash points of the action writing (write, compaction, ...)
     inflight_file: str | None = None  # the instant's inflight file: gone once the instant was rolled back
 
@@ -93,8 +94,8 @@ class FileGroupWrite:
         base_file: MERGE and APPEND: the current slice's base file name.
         base_instant: MERGE and APPEND: the current slice's base instant.
         rows: positions of this group's rows in `source`; None: all of them.
-        log_files: APPEND: the current slice's log file names (its write stat names the slice, as
-            Apache Hudi's CDC reader needs to find the changed records' before images).
+        log_files: APPEND: the current slice's log file names (with CDC on, its write stat names the
+            slice, where Apache Hudi's CDC reader finds the changed records' before images).
     """
 
     partition_path: str
@@ -377,11 +378,14 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
     content = b"".join(blocks)
     storage.write_bytes(path, content)
     crash.crash_point(f"{context.crash_prefix}.after_first_file")
+    # With CDC on, Apache Hudi's stat names the slice the log joins (its CDC reader takes the records'
+    # before images from it); without, only the log file, its own instant as the previous commit.
+    names_slice = context.cdc_enabled
     return WriteStat(
         file_id=task.file_id,
         path=path,
         partition_path=task.partition_path,
-        prev_commit=task.base_instant or context.instant_time,
+        prev_commit=(task.base_instant if names_slice else None) or context.instant_time,
         num_writes=records.num_rows,
         num_inserts=0,
         num_update_writes=updates.num_rows,
@@ -389,8 +393,8 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
         total_write_bytes=len(content),
         file_size_in_bytes=len(content),
         total_log_records=0,
-        base_file=task.base_file or "",
-        log_files=(*task.log_files, name),
+        base_file=(task.base_file or "") if names_slice else "",
+        log_files=(*task.log_files, name) if names_slice else (name,),
         cdc_stats=None,
         log_version=log_file_version(name),
         log_offset=0,

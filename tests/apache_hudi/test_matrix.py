@@ -163,45 +163,42 @@ def test_apache_hudi_reads_our_table_after_every_write_and_service(
     def stored() -> list[str]:
         return sorted({key for _, key in model.current})
 
+    def write(operation: str, rows: list[dict[str, Any]], what: str) -> None:
+        """One write to our table and the model alike (the model's insert keeps only new keys)."""
+        result = getattr(table, operation)(data(rows), options)
+        if operation == "insert_overwrite":
+            model.insert_overwrite(rows, result.instant_time, result.completion_time, whole_table=False)
+        else:
+            getattr(model, {"bulk_insert": "insert_new", "insert": "insert_new"}.get(operation, operation))(
+                rows, result.instant_time, result.completion_time
+            )
+        committed(result, what)
+
     def upsert(ts: int) -> None:
         chosen = rng.sample(stored(), min(len(stored()), 5))
         rows = [history.row(k, ts if rng.random() < 0.6 else 5) for k in chosen] + history.fresh(2, ts)
         rows.append(history.row(chosen[0], ts + 1))  # a duplicate in the batch: the larger ts wins
-        result = table.upsert(data(rows), options)
-        model.upsert(rows, result.instant_time, result.completion_time)
-        committed(result, f"upsert {ts}")
+        write("upsert", rows, f"upsert {ts}")
 
-    rows = history.fresh(16, 100)
-    result = table.bulk_insert(data(rows), options)
-    model.insert_new(rows, result.instant_time, result.completion_time)
-    committed(result, "bulk_insert")
-
+    write("bulk_insert", history.fresh(16, 100), "bulk_insert")
     kinds = ["upsert", "upsert", "delete", "insert_overwrite", "delete_partitions" if partitioned else "insert"]
     rng.shuffle(kinds)
     for ts, kind in zip(range(110, 200, 10), kinds, strict=False):
         if kind == "upsert":
             upsert(ts)
-            continue
-        if kind == "delete":
-            rows = [
+        elif kind == "delete":
+            late = [
                 history.row(k, ts if rng.random() < 0.6 else 5) for k in rng.sample(stored(), min(3, len(stored())))
             ]
-            result = table.delete(data(rows), options)
-            model.delete(rows, result.instant_time, result.completion_time)
-        elif kind == "insert":
-            rows = history.fresh(4, ts)
-            result = table.insert(data(rows), options)
-            model.insert_new(rows, result.instant_time, result.completion_time)
-        elif kind == "insert_overwrite":
-            rows = history.fresh(5, ts)
-            result = table.insert_overwrite(data(rows), options)
-            model.insert_overwrite(rows, result.instant_time, result.completion_time, whole_table=False)
+            write("delete", late, "delete")
+        elif kind in ("insert", "insert_overwrite"):
+            write(kind, history.fresh(4 if kind == "insert" else 5, ts), kind)
         else:
             partition = rng.choice(sorted({where for where, _ in model.current}))
             encoded = escape_path_name(partition) if case.partitioning == "values" else partition
             result = table.delete_partitions([encoded], options)  # partition paths, as stored
             model.delete_partitions([partition], result.instant_time, result.completion_time)
-        committed(result, kind)
+            committed(result, kind)
 
     if case.table_type == "MERGE_ON_READ":
         upsert(200)
