@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 import dagster as dg
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from dagster import AssetExecutionContext
@@ -167,14 +168,26 @@ def hudi_incremental_asset(
     return _incremental
 
 
-def cdc_mirror_rows(changes: pa.Table) -> pa.Table:
+def cdc_mirror_rows(changes: pa.Table, key_fields: Sequence[str] = ()) -> pa.Table:
     """The default CDC consumer: after-images of inserts and updates, before-images of deletes
-    marked `_hoodie_is_deleted` — one upsert applies a window's changes atomically."""
+    marked `_hoodie_is_deleted` — one upsert applies a window's changes atomically.
+
+    With `key_fields` (the target's record key and partition fields), only the last change of each
+    key is kept, in feed order: a key a commit deleted and wrote again (a replacing write) ends as
+    its insert, whatever the ordering values of the two images.
+    """
     deletes = pc.equal(changes.column("op"), "d").combine_chunks()
     images = pc.if_else(deletes, changes.column("before").combine_chunks(), changes.column("after").combine_chunks())
     image_type = changes.schema.field("after").type
     rows = pa.Table.from_struct_array(images) if len(images) else pa.schema(list(image_type)).empty_table()
-    return rows.append_column(IS_DELETED, deletes)
+    rows = rows.append_column(IS_DELETED, deletes)
+    if not key_fields or rows.num_rows == 0:
+        return rows
+    order = "__hudi_feed_order"
+    numbered = rows.append_column(order, pa.array(range(rows.num_rows), pa.int64()))
+    last = numbered.group_by(list(key_fields), use_threads=False).aggregate([(order, "max")])
+    kept = np.sort(last.column(f"{order}_max").to_numpy())  # the rows themselves, in feed order
+    return rows.take(pa.array(kept))
 
 
 def hudi_cdc_asset(
@@ -210,7 +223,8 @@ def hudi_cdc_asset(
         if window is None:
             return _result(context, target, None, None)
         changes = HudiTable(source_path).read_cdc(window.start, window.end, images="struct")
-        rows = (transform or (lambda _, c: cdc_mirror_rows(c)))(context, changes)
+        mirror_keys = [*target.record_key, *target.partition_fields]
+        rows = (transform or (lambda _, c: cdc_mirror_rows(c, mirror_keys)))(context, changes)
         counts = pc.value_counts(changes.column("op")).to_pylist() if changes.num_rows else []
         context.log.info(f"window ({window.start}, {window.end}]: changes {counts}")
         result = write_data(target.path, rows, target.write_options(WriteMode.UPSERT), window.end, spec.identifier)

@@ -13,7 +13,14 @@ from dagster import AssetExecutionContext
 
 from hudi_core import HudiTable, write_hudi
 from hudi_core.write.markers import Markers
-from hudi_dagster import HudiTableConfig, hudi_cdc_asset, hudi_incremental_asset, hudi_service_op, pool_for
+from hudi_dagster import (
+    HudiTableConfig,
+    cdc_mirror_rows,
+    hudi_cdc_asset,
+    hudi_incremental_asset,
+    hudi_service_op,
+    pool_for,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE_OPTIONS = {
@@ -147,3 +154,31 @@ def test_optimistic_tables_need_no_writer_pool(tmp_path: Path) -> None:
     assert pool_for(single) == "hudi:silver"
     assert pool_for(occ) is None
     assert hudi_service_op(occ, "clean").pool is None
+
+
+def test_the_cdc_mirror_keeps_the_last_change_of_each_key_in_feed_order() -> None:
+    """A replacing write deletes a key and writes it again (Apache Hudi's CDC); the mirror must end
+    with the insert even when its ordering value is the lower one. A key moved to another
+    partition is deleted there and inserted here: both changes stay."""
+    image = pa.struct([("id", pa.string()), ("city", pa.string()), ("ts", pa.int64())])
+    rows = [
+        ("d", {"id": "a", "city": "sf", "ts": 10}, None),
+        ("i", None, {"id": "a", "city": "sf", "ts": 5}),
+        ("d", {"id": "b", "city": "sf", "ts": 1}, None),
+        ("i", None, {"id": "b", "city": "nyc", "ts": 2}),
+    ]
+    changes = pa.table(
+        {
+            "op": [op for op, _, _ in rows],
+            "ts_ms": ["1"] * len(rows),
+            "before": pa.array([before for _, before, _ in rows], image),
+            "after": pa.array([after for _, _, after in rows], image),
+        }
+    )
+    mirrored = cdc_mirror_rows(changes, ["id", "city"]).to_pylist()
+    assert mirrored == [
+        {"id": "a", "city": "sf", "ts": 5, "_hoodie_is_deleted": False},
+        {"id": "b", "city": "sf", "ts": 1, "_hoodie_is_deleted": True},
+        {"id": "b", "city": "nyc", "ts": 2, "_hoodie_is_deleted": False},
+    ]
+    assert len(cdc_mirror_rows(changes).to_pylist()) == 4, "without keys every change stays"
