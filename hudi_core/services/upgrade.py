@@ -36,7 +36,6 @@ from typing import Any
 
 from hudi_core.concurrency import table_lock
 from hudi_core.config import HudiConfigs, validate_options
-from hudi_core.config.properties import parse_properties
 from hudi_core.config.services import CompactionTrigger, HudiCompactionConfig
 from hudi_core.config.table import (
     COMMIT_TIME_STRATEGY_ID,
@@ -61,7 +60,7 @@ from hudi_core.services.base import ServiceContext, ServiceResult
 from hudi_core.services.compaction import run_compaction
 from hudi_core.storage import Storage
 from hudi_core.table.create import update_table_properties
-from hudi_core.table.state import METAFOLDER, PROPERTIES_FILE, TableState, load_table_config, load_table_state
+from hudi_core.table.state import METAFOLDER, TableState, load_table_config, load_table_state
 from hudi_core.timeline.instant import (
     Action,
     Instant,
@@ -80,7 +79,7 @@ from hudi_core.timeline.schemas import (
     ROLLBACK_METADATA,
     SAVEPOINT_METADATA,
 )
-from hudi_core.timeline.serde import decode_instant_content, encode_avro_container
+from hudi_core.timeline.serde import AVRO_MAGIC, decode_instant_content, encode_avro_container
 from hudi_core.write import crash
 
 UPGRADABLE_VERSION = 6
@@ -166,7 +165,7 @@ def upgrade_if_needed(storage: Storage, options: Mapping[str, str]) -> UpgradeRe
         )
         storage.delete_dir(METADATA_DIR)
         crash.crash_point("upgrade.after_metadata_dropped")
-        update_table_properties(storage, upgraded_properties(state.config, _properties(storage)))
+        update_table_properties(storage, upgraded_properties(state.config))
         crash.crash_point("upgrade.after_properties")
     return _finish(storage, options, state.config.table_type, moved, archived)
 
@@ -194,8 +193,9 @@ def _layout_1_files(storage: Storage) -> list[str]:
     return [e.name for e in storage.list_dir(METAFOLDER) if not e.is_dir and parse_instant_file_name(e.name)]
 
 
-def upgraded_properties(config: TableConfig, props: Mapping[str, str]) -> dict[str, str | None]:
+def upgraded_properties(config: TableConfig) -> dict[str, str | None]:
     """The hoodie.properties changes of the upgrade from version 6 to 8 (Apache Hudi's rules)."""
+    props = config.raw
     updates: dict[str, str | None] = {
         HudiTableConfig.VERSION.key: str(UPGRADED_VERSION),
         HudiTableConfig.TIMELINE_LAYOUT_VERSION.key: "2",
@@ -203,23 +203,21 @@ def upgraded_properties(config: TableConfig, props: Mapping[str, str]) -> dict[s
         or HudiTableConfig.TIMELINE_PATH.default,
         HudiTableConfig.INITIAL_VERSION.key: str(UPGRADABLE_VERSION),
     }
-    keygen = config.key_generator_type
-    keygen_class = props.get(HudiTableConfig.KEY_GENERATOR_CLASS.key)
-    if keygen_class is None and keygen is not None:
-        keygen_class = next(name for name, kind in KEY_GENERATOR_CLASSES.items() if kind is keygen)
-    if keygen is not None and keygen_class is not None:
-        updates[HudiTableConfig.KEY_GENERATOR_CLASS.key] = keygen_class
-        updates[HudiTableConfig.KEY_GENERATOR_TYPE.key] = keygen.value
-    payload, mode, strategy = _merge_rule(config, props)
+    keygen = config.key_generator_type  # from the type or class key, or inferred
+    updates[HudiTableConfig.KEY_GENERATOR_CLASS.key] = props.get(HudiTableConfig.KEY_GENERATOR_CLASS.key) or next(
+        name for name, kind in KEY_GENERATOR_CLASSES.items() if kind is keygen
+    )
+    updates[HudiTableConfig.KEY_GENERATOR_TYPE.key] = keygen.value
+    payload, mode, strategy = _merge_rule(config)
     updates[HudiTableConfig.PAYLOAD_CLASS.key] = payload
     updates[HudiTableConfig.RECORD_MERGE_MODE.key] = mode.value
     updates[HudiTableConfig.RECORD_MERGE_STRATEGY_ID.key] = strategy
     return updates
 
 
-def _merge_rule(config: TableConfig, props: Mapping[str, str]) -> tuple[str, RecordMergeMode, str]:
+def _merge_rule(config: TableConfig) -> tuple[str, RecordMergeMode, str]:
     """Payload class, merge mode and strategy id a version-6 table's payload class stands for."""
-    payload = props.get(HudiTableConfig.PAYLOAD_CLASS.key) or ""
+    payload = config.payload_class or ""
     if payload and payload not in _BUILT_IN_ORDERING_PAYLOADS:
         return payload, RecordMergeMode.CUSTOM, PAYLOAD_STRATEGY_ID  # kept as is, merged by its payload
     event_time = (RecordMergeMode.EVENT_TIME_ORDERING, EVENT_TIME_STRATEGY_ID)
@@ -228,10 +226,6 @@ def _merge_rule(config: TableConfig, props: Mapping[str, str]) -> tuple[str, Rec
     if payload == DEFAULT_PAYLOAD_CLASS:
         return DEFAULT_PAYLOAD_CLASS, *event_time
     return OVERWRITE_PAYLOAD_CLASS, RecordMergeMode.COMMIT_TIME_ORDERING, COMMIT_TIME_STRATEGY_ID
-
-
-def _properties(storage: Storage) -> dict[str, str]:
-    return parse_properties(storage.read_bytes(PROPERTIES_FILE).decode("utf-8"), storage.full_path(PROPERTIES_FILE))
 
 
 def _refuse_pending_log_appends(state: TableState, where: str) -> None:
@@ -289,7 +283,7 @@ def _layout_2_file(storage: Storage, source: str, parsed: InstantFile, data: byt
 
 def _plans_clustering(source: str, data: bytes) -> bool:
     """Whether a pending replacecommit file holds (or belongs to) a clustering plan."""
-    record = decode_instant_content(data, source) if data.startswith(b"Obj") else None
+    record = decode_instant_content(data, source) if data.startswith(AVRO_MAGIC) else None
     return record is not None and record.get("operationType") == "CLUSTER"
 
 
