@@ -31,7 +31,7 @@ Status rules:
   conflict detection, DynamoDB and Hive-metastore locks, ...), marked "not implemented yet".
 * UNSUPPORTED (rejected with an error): a feature this library does not implement whose absence
   would silently change the data, the layout or the query results. Bootstrap, the HBase index,
-  consistent-hashing buckets, secondary and expression indexes, ORC base files, Hudi Streamer /
+  resizing consistent-hashing buckets, secondary and expression indexes, ORC base files, Hudi Streamer /
   DeltaStreamer / Kafka Connect options, pre-commit validators, partition TTL, Java class names
   (payloads, strategies, partitioners) that cannot run here, and table, key-generator and read
   semantics not implemented yet.
@@ -95,7 +95,7 @@ _JAVA: Final = "takes Java class names, which cannot run here"
 _ORDERING_FIELD: Final = "not implemented yet; set hoodie.datasource.write.precombine.field"
 _BOOTSTRAP: Final = "bootstrapping existing tables is not supported"
 _HBASE: Final = "the HBase index is not supported"
-_CONSISTENT_HASHING: Final = "the consistent-hashing bucket engine is not supported"
+_CONSISTENT_HASHING: Final = "resizing consistent-hashing buckets (by clustering) is not supported"
 _SECONDARY: Final = "secondary and expression indexes are not supported"
 _ORC: Final = "ORC base files are not supported; base files are Parquet"
 _BASE_FORMAT: Final = "only Parquet base files are written (see hoodie.table.base.file.format)"

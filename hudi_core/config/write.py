@@ -260,7 +260,8 @@ class HudiIndexConfig:
         "hoodie.index.bucket.engine",
         one_of("SIMPLE", "CONSISTENT_HASHING"),
         "SIMPLE",
-        "Bucket index engine: SIMPLE (CONSISTENT_HASHING is refused by the bucket index).",
+        "Bucket index engine: SIMPLE (bucket = hash % buckets) or CONSISTENT_HASHING (a hash ring per "
+        "partition, Merge-on-Read only; resizing the rings is Apache Hudi's clustering).",
     )
     BUCKET_NUM = option("hoodie.bucket.index.num.buckets", int_at_least(1), 256, "Buckets per partition.")
     BUCKET_HASH_FIELD = option(

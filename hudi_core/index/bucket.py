@@ -1,4 +1,5 @@
-"""The bucket index (SIMPLE engine): a record's file group is `hash(key fields) % buckets`.
+"""The bucket index. SIMPLE engine: a record's file group is `hash(key fields) % buckets`
+(CONSISTENT_HASHING: `hudi_core.index.consistent_hashing`).
 
 Hudi's `BucketIdentifier`: the hash is Java's `List<String>.hashCode()` of the hash-field values
 (parsed out of a complex key `f1:v1,f2:v2`, or the whole key when it has no `:`), masked to a
@@ -25,10 +26,14 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.errors import HudiConfigError
+from hudi_core.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import visible_instants
+from hudi_core.index.consistent_hashing import HashingMetadata, hash_values, load_or_create_ring
+from hudi_core.storage import Storage
 from hudi_core.timeline import Timeline
+
+CONSISTENT_HASHING = "CONSISTENT_HASHING"
 
 _MASK32 = 0xFFFFFFFF
 
@@ -85,12 +90,16 @@ def _hash_key_values(keys: pa.Array | pa.ChunkedArray, hash_fields: Sequence[str
     return values
 
 
-def bucket_ids(keys: pa.Array | pa.ChunkedArray, hash_fields: Sequence[str], num_buckets: int) -> npt.NDArray[np.int64]:
-    """The bucket of every record key."""
-    list_hash = np.ones(len(keys), dtype=np.int64)
-    for values in _hash_key_values(keys, hash_fields):
+def _bucket_numbers(hash_keys: Sequence[pa.Array | pa.ChunkedArray], num_buckets: int) -> npt.NDArray[np.int64]:
+    list_hash = np.ones(len(hash_keys[0]), dtype=np.int64)
+    for values in hash_keys:
         list_hash = (list_hash * 31 + java_string_hashes(values)) & _MASK32
     return (_to_int32(list_hash) & 0x7FFFFFFF) % num_buckets
+
+
+def bucket_ids(keys: pa.Array | pa.ChunkedArray, hash_fields: Sequence[str], num_buckets: int) -> npt.NDArray[np.int64]:
+    """The bucket of every record key (SIMPLE engine)."""
+    return _bucket_numbers(_hash_key_values(keys, hash_fields), num_buckets)
 
 
 def bucket_file_id(bucket: int, generation: int = 0) -> str:
@@ -106,13 +115,15 @@ def bucket_of(file_id: str) -> int | None:
 
 @dataclass(frozen=True)
 class PartitionBuckets:
-    """One partition's bucket file groups.
+    """One partition's bucket file groups (SIMPLE engine).
 
     Attributes:
+        num_buckets: the partition's buckets.
         live: bucket -> file id of its live file group.
         taken: file ids of the partition's live and replaced file groups.
     """
 
+    num_buckets: int
     live: Mapping[int, str]
     taken: frozenset[str]
 
@@ -125,6 +136,39 @@ class PartitionBuckets:
         while bucket_file_id(bucket, generation) in self.taken:
             generation += 1
         return bucket_file_id(bucket, generation)
+
+    def file_ids(self, hash_keys: Sequence[pa.Array], fresh: bool) -> list[str]:
+        """The file group of each record, from its hash-field values (see `_hash_key_values`)."""
+        named: dict[int, str] = {}
+        return [
+            named[b] if b in named else named.setdefault(b, self.file_id(b, fresh))
+            for b in _bucket_numbers(hash_keys, self.num_buckets).tolist()
+        ]
+
+
+@dataclass(frozen=True)
+class PartitionRing:
+    """One partition's buckets under the CONSISTENT_HASHING engine: its committed hash ring."""
+
+    ring: HashingMetadata
+
+    def file_ids(self, hash_keys: Sequence[pa.Array], fresh: bool) -> list[str]:
+        if fresh:
+            raise UnsupportedFeatureError(
+                "writes that replace file groups (insert_overwrite, delete_partition) are not supported with "
+                "hoodie.index.bucket.engine=CONSISTENT_HASHING: the ring names each bucket's one file group"
+            )
+        return self.ring.file_ids(hash_values(hash_keys))
+
+
+PartitionBucketing = PartitionBuckets | PartitionRing
+
+
+def _no_bucket(partition: str, file_id: str, what: str) -> HudiConfigError:
+    return HudiConfigError(
+        f"hoodie.index.type=BUCKET, but file group {file_id!r} of partition {partition!r} names no bucket of "
+        f"{what}: the partition was not written with this bucket index"
+    )
 
 
 def partition_buckets(
@@ -141,25 +185,44 @@ def partition_buckets(
     for file_slice in slices:
         bucket = bucket_of(file_slice.file_id)
         if bucket is None or bucket >= num_buckets:
-            raise HudiConfigError(
-                f"hoodie.index.type=BUCKET, but file group {file_slice.file_id!r} of partition {partition!r} "
-                f"names no bucket of hoodie.bucket.index.num.buckets={num_buckets}: the partition was not "
-                "written with this bucket index"
-            )
+            raise _no_bucket(partition, file_slice.file_id, f"hoodie.bucket.index.num.buckets={num_buckets}")
         if bucket in live:
             raise HudiConfigError(
                 f"hoodie.index.type=BUCKET, but partition {partition!r} holds two file groups of bucket {bucket} "
                 f"({live[bucket]!r} and {file_slice.file_id!r})"
             )
         live[bucket] = file_slice.file_id
-    return PartitionBuckets(live, frozenset(live.values()) | frozenset(replaced))
+    return PartitionBuckets(num_buckets, live, frozenset(live.values()) | frozenset(replaced))
+
+
+def partition_ring(
+    storage: Storage, partition: str, slices: Sequence[FileSlice], timeline: Timeline, num_buckets: int
+) -> PartitionRing:
+    """The partition's committed hash ring (created with `num_buckets` buckets when it has none).
+
+    Raises:
+        HudiConfigError: a live file group is no node of the ring.
+    """
+    ring = load_or_create_ring(storage, partition, timeline, num_buckets)
+    nodes = {n.file_id for n in ring.nodes}
+    for file_slice in slices:
+        if file_slice.file_id not in nodes:
+            raise _no_bucket(partition, file_slice.file_id, f"its consistent-hashing ring (instant {ring.instant})")
+    return PartitionRing(ring)
 
 
 def bucket_layout(
-    partitions: Iterable[str], slices: Mapping[str, Sequence[FileSlice]], timeline: Timeline, num_buckets: int
-) -> dict[str, PartitionBuckets]:
+    storage: Storage,
+    partitions: Iterable[str],
+    slices: Mapping[str, Sequence[FileSlice]],
+    timeline: Timeline,
+    num_buckets: int,
+    engine: str = "SIMPLE",
+) -> dict[str, PartitionBucketing]:
     """The bucket file groups of `partitions`: `slices` holds their latest slices, the replacecommits
-    of `timeline` name their replaced file groups."""
+    of `timeline` name their replaced file groups; `engine` is `hoodie.index.bucket.engine`."""
+    if engine == CONSISTENT_HASHING:
+        return {p: partition_ring(storage, p, slices.get(p, ()), timeline, num_buckets) for p in partitions}
     replaced_in: dict[str, set[str]] = {}
     for partition, file_id in visible_instants(timeline, timeline.completed_data_instants(), None).replaced:
         replaced_in.setdefault(partition, set()).add(file_id)
@@ -170,18 +233,19 @@ def bucket_targets(
     keys: pa.Array | pa.ChunkedArray,
     partitions: pa.Array | pa.ChunkedArray,
     hash_fields: Sequence[str],
-    num_buckets: int,
-    layout: Mapping[str, PartitionBuckets],
+    layout: Mapping[str, PartitionBucketing],
     fresh: bool = False,
 ) -> pa.Array:
     """The file group of every record (`layout` holds each record's partition; `fresh`: see
     `PartitionBuckets.file_id`)."""
-    buckets = bucket_ids(keys, hash_fields, num_buckets)
-    named: dict[tuple[str, int], str] = {}
-    targets = []
-    for partition, bucket in zip(pc.cast(partitions, pa.string()).to_pylist(), buckets.tolist(), strict=True):
-        target = named.get((partition, bucket))
-        if target is None:
-            target = named[(partition, bucket)] = layout[partition].file_id(bucket, fresh)
-        targets.append(target)
+    hash_keys = [
+        v.combine_chunks() if isinstance(v, pa.ChunkedArray) else v for v in _hash_key_values(keys, hash_fields)
+    ]
+    partitions = pc.cast(partitions, pa.string())
+    targets: list[str | None] = [None] * len(partitions)
+    for partition in pc.unique(partitions).to_pylist():
+        rows = pc.indices_nonzero(pc.equal(partitions, partition))
+        file_ids = layout[partition].file_ids([v.take(rows) for v in hash_keys], fresh)
+        for row, file_id in zip(rows.to_pylist(), file_ids, strict=True):
+            targets[row] = file_id
     return pa.array(targets, pa.string())

@@ -46,7 +46,8 @@ class IndexSpec:
     Attributes:
         index_type: one of INDEX_TYPES.
         update_partition_path: global indexes: move a record whose partition changed.
-        bucket_count: BUCKET: buckets per partition.
+        bucket_count: BUCKET: buckets per partition (CONSISTENT_HASHING: of a partition's initial ring).
+        bucket_engine: BUCKET: `hoodie.index.bucket.engine`, SIMPLE or CONSISTENT_HASHING.
         bucket_hash_fields: BUCKET: the fields hashed (default: the record key fields).
         prune_by_ranges: BLOOM: skip files whose key range excludes the key.
     """
@@ -54,6 +55,7 @@ class IndexSpec:
     index_type: str
     update_partition_path: bool = True
     bucket_count: int = 256
+    bucket_engine: str = "SIMPLE"
     bucket_hash_fields: tuple[str, ...] = ()
     prune_by_ranges: bool = True
 
@@ -127,7 +129,7 @@ def tag(
     """Locates the incoming records among the latest file slices (`slices`: partition -> slices) of
     the snapshot `timeline`."""
     if index.index_type == "BUCKET":
-        return tag_buckets(index, keys, incoming_keys, incoming_partitions, slices, timeline)
+        return tag_buckets(storage, index, keys, incoming_keys, incoming_partitions, slices, timeline)
     if index.index_type == "RECORD_INDEX":
         tags = tag_by_record_index(storage, incoming_keys, slices, timeline)
         if tags is not None:
@@ -195,6 +197,7 @@ def _rows_by_value(values: pa.Array | pa.ChunkedArray) -> dict[str, npt.NDArray[
 
 
 def tag_buckets(
+    storage: Storage,
     index: IndexSpec,
     keys: RecordKeySpec,
     incoming_keys: pa.Array,
@@ -206,9 +209,10 @@ def tag_buckets(
     """Every record is routed to its bucket's file group; those not yet created are named now
     (`fresh`: new ones for every bucket, for writes that replace the partitions' file groups)."""
     partitions = pc.cast(incoming_partitions, pa.string())
-    layout = bucket_layout(pc.unique(partitions).to_pylist(), slices, timeline, index.bucket_count)
+    written = pc.unique(partitions).to_pylist()
+    layout = bucket_layout(storage, written, slices, timeline, index.bucket_count, index.bucket_engine)
     hash_fields = index.bucket_hash_fields or keys.fields
-    targets = bucket_targets(incoming_keys, partitions, hash_fields, index.bucket_count, layout, fresh)
+    targets = bucket_targets(incoming_keys, partitions, hash_fields, layout, fresh)
     return Tags(targets, partitions.combine_chunks() if isinstance(partitions, pa.ChunkedArray) else partitions)
 
 

@@ -231,6 +231,8 @@ def unwrap(wrapped: Any, arrow_type: pa.DataType | None) -> Any:
     """A wrapper record's value as the Python value of the column type (or its raw form)."""
     if wrapped is None:
         return None
+    if isinstance(wrapped, tuple):  # (branch name, record), as decoded
+        wrapped = wrapped[1]
     value = wrapped.get("value") if isinstance(wrapped, Mapping) else wrapped
     if value is None or arrow_type is None:
         return value
@@ -277,8 +279,8 @@ def widen_records(older: MetadataRecord, newer: MetadataRecord) -> MetadataRecor
     return {**newer, "ColumnStatsMetadata": merged}
 
 
-def _wrapped_value(wrapped: Mapping[str, Any]) -> Any:
-    return wrapped["value"]
+def _wrapped_value(wrapped: Mapping[str, Any] | tuple[str, Mapping[str, Any]]) -> Any:
+    return (wrapped[1] if isinstance(wrapped, tuple) else wrapped)["value"]
 
 
 def may_contain(ranges: Mapping[str, ColumnRange | None], filters: Sequence[Filter]) -> bool:

@@ -135,7 +135,12 @@ def _parsed(schema_json: str) -> Any:
 def decode(value: bytes, writer_schema_json: str) -> MetadataRecord:
     """One datum written in `writer_schema_json` (a newer table's superset schema reads too)."""
     parsed = _parsed(writer_schema_json)
-    record = fastavro.schemaless_reader(io.BytesIO(value), parsed, None)
+    # Wrapper unions come back as (branch name, record): IntWrapper and DateWrapper (or LongWrapper
+    # and TimestampMicrosWrapper) hold the same shape, so a bare record re-encoded (a merge, a
+    # compaction) would take the first such branch and change the value's type for Apache Hudi.
+    record = fastavro.schemaless_reader(
+        io.BytesIO(value), parsed, None, return_record_name=True, return_record_name_override=True
+    )
     if not isinstance(record, dict):
         raise TypeError(f"a metadata record decoded to {type(record).__name__}")
     return record

@@ -342,7 +342,7 @@ class WriteClient:
         configs = self._configs(config)
         keygen = KeyGenerator.from_table_config(config)
         ordering = config.ordering_fields[0] if config.ordering_fields else None
-        return WriteSettings(config, configs, keygen, self._index(configs, keygen), ordering)
+        return WriteSettings(config, configs, keygen, self._index(configs, keygen, config), ordering)
 
     def _configs(self, config: TableConfig) -> HudiConfigs:
         """The write options, checked against what the table persisted (which always wins)."""
@@ -372,7 +372,7 @@ class WriteClient:
             )
         return configs
 
-    def _index(self, configs: HudiConfigs, keygen: KeyGenerator) -> IndexSpec:
+    def _index(self, configs: HudiConfigs, keygen: KeyGenerator, config: TableConfig) -> IndexSpec:
         index_type = configs.value(HudiIndexConfig.INDEX_TYPE)
         update = (
             configs.value(HudiIndexConfig.BLOOM_UPDATE_PARTITION_PATH)
@@ -380,12 +380,18 @@ class WriteClient:
             else configs.value(HudiIndexConfig.SIMPLE_UPDATE_PARTITION_PATH)
         )
         hash_fields = configs.get(HudiIndexConfig.BUCKET_HASH_FIELD)
-        if index_type == "BUCKET" and configs.value(HudiIndexConfig.BUCKET_ENGINE) != "SIMPLE":
-            raise UnsupportedFeatureError("only hoodie.index.bucket.engine=SIMPLE is supported")
+        bucket_engine = configs.value(HudiIndexConfig.BUCKET_ENGINE)
+        if index_type == "BUCKET" and bucket_engine == "CONSISTENT_HASHING" and not config.is_mor:
+            # Hudi's rule: a Copy-on-Write write rewrites base files, which a bucket resize cannot follow.
+            raise HudiConfigError(
+                f"{HudiIndexConfig.BUCKET_ENGINE.key}=CONSISTENT_HASHING needs a MERGE_ON_READ table; "
+                "use the SIMPLE bucket engine on COPY_ON_WRITE"
+            )
         return IndexSpec(
             index_type=index_type,
             update_partition_path=update,
             bucket_count=configs.value(HudiIndexConfig.BUCKET_NUM),
+            bucket_engine=bucket_engine,
             bucket_hash_fields=tuple(f.strip() for f in hash_fields.split(","))
             if hash_fields
             else keygen.record_key_fields,
@@ -637,7 +643,7 @@ class WriteClient:
                 # Every bucket written gets a new file group; the replaced ones keep their ids.
                 key_spec = keygen.key_spec_for(config.populate_meta_fields)
                 keys, written = rows.column(KEY), rows.column(PARTITION)
-                tags = tag_buckets(index, key_spec, keys, written, slices, timeline, fresh=True)
+                tags = tag_buckets(self._storage, index, key_spec, keys, written, slices, timeline, fresh=True)
                 routed = route(rows, tags, index)
             else:
                 tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))

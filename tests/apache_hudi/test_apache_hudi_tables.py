@@ -19,6 +19,7 @@ import pytest
 from hudi_core import HudiTable
 from scripts.apache_hudi import ApacheHudi
 from tests import hudi_rs
+from tests.apache_hudi.tables import full_run_only
 from tests.interop.test_model_histories import COLUMNS, SCHEMA, History
 from tests.model import TableModel, canonical, table_rows
 
@@ -28,7 +29,7 @@ READ_OPTIMIZED = {"hoodie.datasource.query.type": "read_optimized"}
 CASES = [
     pytest.param(None, "MERGE_ON_READ", id="v9-default-mor"),
     pytest.param("8", "MERGE_ON_READ", id="v8-mor"),
-    pytest.param("8", "COPY_ON_WRITE", id="v8-cow"),
+    full_run_only("8", "COPY_ON_WRITE", id="v8-cow"),
 ]
 
 

@@ -42,6 +42,7 @@ from hudi_core.keygen.partition_path import escape_path_name
 from hudi_core.timeline.instant import Action
 from hudi_core.timeline.serde import decode_instant_content
 from scripts.apache_hudi import ApacheHudi
+from tests.apache_hudi.tables import FULL_RUN
 from tests.interop.test_model_histories import CITIES, COLUMNS, SCHEMA, History
 from tests.model import TableModel, canonical, table_rows
 
@@ -110,7 +111,7 @@ def _ci_sample() -> list[Case]:
     return sample + rng.sample(rest, CI_SAMPLE - len(sample))
 
 
-SELECTED = MATRIX if os.environ.get("HUDI_APACHE_MATRIX") == "full" else _ci_sample()
+SELECTED = MATRIX if FULL_RUN else _ci_sample()
 
 
 def _earliest_retained(path: Path) -> str:

@@ -28,7 +28,7 @@ from hudi_core import HudiTable
 from hudi_core.config.table import HudiTableConfig
 from scripts.apache_hudi import ApacheHudi
 from tests import hudi_rs
-from tests.apache_hudi.tables import writer_options
+from tests.apache_hudi.tables import full_run_only, writer_options
 from tests.interop.test_model_histories import COLUMNS, SCHEMA, History
 from tests.model import TableModel, canonical, table_rows
 
@@ -66,7 +66,7 @@ def history(path: Path, before: str, pending: list[str]) -> set[tuple[str, str |
     }
 
 
-@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
+@pytest.mark.parametrize("table_type", [full_run_only("COPY_ON_WRITE", id="COPY_ON_WRITE"), "MERGE_ON_READ"])
 def test_our_upgrade_of_a_version_6_table_equals_apache_hudis_and_both_go_on_from_it(
     apache_hudi: ApacheHudi, table_type: str, tmp_path: Path
 ) -> None:

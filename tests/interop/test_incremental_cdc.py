@@ -69,11 +69,15 @@ class History:
         return rows
 
 
+LOG_COMPACT = {"hoodie.log.compaction.enable": "true", "hoodie.log.compaction.blocks.threshold": "2"}
+
+
 def run_history(path: str, table_type: str, mode: str | None, seed: str, global_index: bool = False) -> TableModel:
     """Writes one random history to `path` and returns its model."""
     rng = random.Random(seed)
     history = History(rng, moves=global_index)
     options: dict[str, str] = {"hoodie.parquet.small.file.limit": "0"} if rng.random() < 0.5 else {}
+    options["hoodie.clean.commits.retained"] = "20"  # every window stays readable
     if global_index:
         options["hoodie.index.type"] = "GLOBAL_SIMPLE"
     create_options = {"hoodie.write.record.merge.mode": "COMMIT_TIME_ORDERING"} if global_index else {}
@@ -96,15 +100,27 @@ def run_history(path: str, table_type: str, mode: str | None, seed: str, global_
     rng.shuffle(kinds)
     if global_index:  # replacing partitions would not exercise moves
         kinds = ["upsert" if k in ("insert_overwrite", "delete_partition") else k for k in kinds]
+    if table_type == "MERGE_ON_READ":
+        # Two logs on the same keys' slices, their log compaction, and a write into its slice after it.
+        kinds += ["upsert", "upsert_again", "log_compact", "upsert_again"]
+    chosen: list[str] = []
     for step, kind in enumerate(kinds):
         ts = 110 + 10 * step
         stored = sorted({key for _, key in model.current})
-        if kind in ("compact", "cluster"):
-            service = table.compact() if kind == "compact" else table.cluster(options={**options, **CLUSTER})
+        if kind in ("compact", "log_compact", "cluster"):
+            if kind == "compact":
+                service = table.compact()
+            elif kind == "log_compact":
+                service = table.log_compact(options=LOG_COMPACT)
+                assert service is not None, "no slice had logs to compact"
+            else:
+                service = table.cluster(options={**options, **CLUSTER})
             if service is not None and service.instant_time is not None:
                 model.service(service.instant_time, service.completion_time)
-        elif kind == "upsert":
-            chosen = rng.sample(stored, min(len(stored), 5))
+        elif kind in ("upsert", "upsert_again"):
+            if kind == "upsert":
+                chosen = rng.sample(stored, min(len(stored), 5))
+            chosen = [k for k in chosen if k in stored]
             late = 0 if global_index else 1  # late records lose under event-time ordering
             rows = [history.row(k, ts if rng.random() < 0.75 else late) for k in chosen] + history.fresh(2, ts)
             result = table.upsert(data(rows), options)

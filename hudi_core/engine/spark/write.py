@@ -372,16 +372,15 @@ class _SparkWrite:
         fresh: bool,
     ) -> DataFrame:
         """Executors compute each record's bucket file group (`fresh`: see `tag_buckets`)."""
-        layout = bucket_layout(written, slices, timeline, index.bucket_count)
+        layout = bucket_layout(self.storage, written, slices, timeline, index.bucket_count, index.bucket_engine)
         hash_fields = index.bucket_hash_fields or self.settings.keygen.key_spec_for(True).fields
-        count = index.bucket_count
         tag_fields = [StructField(TAG_FILE, StringType(), True), StructField(TAG_PARTITION, StringType(), True)]
         out = StructType([*prepared.schema.fields, *tag_fields])
 
         def buckets(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             for batch in batches:
                 partitions = batch.column(PARTITION)
-                files = bucket_targets(batch.column(KEY), partitions, hash_fields, count, layout, fresh)
+                files = bucket_targets(batch.column(KEY), partitions, hash_fields, layout, fresh)
                 table = pa.Table.from_batches([batch]).append_column(TAG_FILE, files)
                 yield from table.append_column(TAG_PARTITION, partitions).to_batches()
 
