@@ -8,12 +8,15 @@ from typing import Literal
 import dagster as dg
 from pydantic import Field
 
-RECORD_KEY_OPTION = "hoodie.datasource.write.recordkey.field"
-PARTITION_OPTION = "hoodie.datasource.write.partitionpath.field"
-ORDERING_OPTION = "hoodie.datasource.write.precombine.field"
-TABLE_TYPE_OPTION = "hoodie.datasource.write.table.type"
-TABLE_NAME_OPTION = "hoodie.table.name"
-OPERATION_OPTION = "hoodie.datasource.write.operation"
+from hudi_core.config.table import HudiTableConfig as TableOptions
+from hudi_core.config.write import HudiWriteConfig
+
+RECORD_KEY_OPTION = HudiWriteConfig.RECORD_KEY_FIELD.key
+PARTITION_OPTION = HudiWriteConfig.PARTITION_PATH_FIELD.key
+ORDERING_OPTION = HudiWriteConfig.PRECOMBINE_FIELD.key
+TABLE_TYPE_OPTION = HudiWriteConfig.TABLE_TYPE.key
+TABLE_NAME_OPTION = TableOptions.NAME.key
+OPERATION_OPTION = HudiWriteConfig.OPERATION.key
 
 
 class WriteMode(StrEnum):
@@ -34,7 +37,7 @@ class HudiTableConfig(dg.Config):
     """A Hudi table: where it lives and how its records are keyed, partitioned and ordered."""
 
     path: str = Field(description="Base path or file:// URI of the table.")
-    table_name: str | None = Field(default=None, description="hoodie.table.name (default: the last path part).")
+    table_name: str | None = Field(default=None, description=f"{TABLE_NAME_OPTION} (default: the last path part).")
     record_key: list[str] = Field(default_factory=list, description="Record key field(s).")
     partition_fields: list[str] = Field(default_factory=list, description="Partition path field(s).")
     ordering_field: str | None = Field(default=None, description="Ordering (precombine) field.")

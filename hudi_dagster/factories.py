@@ -20,6 +20,7 @@ from dagster import AssetExecutionContext
 from hudi_core import HudiTable, WriteResult
 from hudi_core.concurrency import is_optimistic
 from hudi_core.config import HudiConfigs
+from hudi_core.config.read import HudiReadConfig
 from hudi_core.schema.meta_fields import IS_DELETED, META_FIELDS
 from hudi_core.table import table_exists
 from hudi_core.table.checkpoint import ChangeWindow, change_window
@@ -67,9 +68,9 @@ def _read_increment(engine: Engine, spark: SparkResource | None, path: str, wind
     return (
         spark.get_session()
         .read.format("hudi")
-        .option("hoodie.datasource.query.type", "incremental")
-        .option("hoodie.datasource.read.begin.instanttime", window.start)
-        .option("hoodie.datasource.read.end.instanttime", window.end)
+        .option(HudiReadConfig.QUERY_TYPE.key, "incremental")
+        .option(HudiReadConfig.BEGIN_INSTANT_TIME.key, window.start)
+        .option(HudiReadConfig.END_INSTANT_TIME.key, window.end)
         .load(path)
     )
 

@@ -39,6 +39,7 @@ from hudi_core.cli.render import (
 )
 from hudi_core.cli.services import describe_service, service_entry
 from hudi_core.config.read import HudiReadConfig, IncrementalFormat, QueryType
+from hudi_core.config.table import HudiTableConfig
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_core.schema.meta_fields import without_meta_fields
@@ -125,7 +126,7 @@ def _render_created(info: dict[str, Any], console: Console) -> None:
 )
 @click.option("--schema", "avro_schema", help="Or: an Avro record schema, as a file or inline JSON.")
 @click.option("--format", "sample_format", type=click.Choice(FORMATS), help="Format of --like (default: its suffix).")
-@click.option("--name", "table_name", help="hoodie.table.name (default: the last folder of PATH).")
+@click.option("--name", "table_name", help=f"{HudiTableConfig.NAME.key} (default: the last folder of PATH).")
 @click.option(
     "--type",
     "table_type",
@@ -236,7 +237,7 @@ def _render_write(entry: dict[str, Any], console: Console) -> None:
 @click.option(
     "--operation",
     type=click.Choice([op.value for op in WriteOperation], case_sensitive=False),
-    help="hoodie.datasource.write.operation (default: upsert).",
+    help=f"{HudiWriteConfig.OPERATION.key} (default: upsert).",
 )
 @click.option("--format", "data_format", type=click.Choice(FORMATS), help="Format of the file (default: its suffix).")
 @hudi_options

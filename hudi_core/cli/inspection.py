@@ -10,6 +10,7 @@ from rich.console import Console
 
 from hudi_core.cli.options import INSTANT_TIME, global_flags, hudi_options, parse_options
 from hudi_core.cli.render import NON_PARTITIONED, Output, format_bytes, key_values, print_line, table
+from hudi_core.config.properties import PROPERTIES_NAME
 from hudi_core.file_group import FileSlice
 from hudi_core.table import HudiTable
 from hudi_core.table.listing import FileListing
@@ -110,7 +111,7 @@ def _render_info(info: dict[str, Any], console: Console) -> None:
     )
     console.print(table("partitions (latest file slices)", columns, rows, numeric=columns[1:]))
     console.print()
-    console.print(key_values("hoodie.properties", info["properties"].items()))
+    console.print(key_values(PROPERTIES_NAME, info["properties"].items()))
 
 
 @click.command("info")

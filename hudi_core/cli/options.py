@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from hudi_core.cli.render import Output
+from hudi_core.config.services import HudiCleanConfig
 from hudi_core.timeline.instant import normalize_instant_time
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -125,7 +126,10 @@ def hudi_options(function: F) -> F:
         "option_pairs",
         multiple=True,
         metavar="KEY=VALUE",
-        help="A Hudi option under its Spark datasource name (repeatable), e.g. -o hoodie.clean.commits.retained=2.",
+        help=(
+            "A Hudi option under its Spark datasource name (repeatable), "
+            f"e.g. -o {HudiCleanConfig.COMMITS_RETAINED.key}=2."
+        ),
     )(function)
 
 

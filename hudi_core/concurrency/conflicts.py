@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from hudi_core.concurrency.key_overlap import record_keys_of, shared_keys
+from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import WriteConflictError
 from hudi_core.services.pending import FileGroupId, clustering_slices, compaction_operations, read_plan
 from hudi_core.storage import Storage
@@ -88,8 +89,8 @@ def rolled_back_meanwhile(instant_time: str) -> WriteConflictError:
     """
     return WriteConflictError(
         f"write {instant_time} is no longer pending: another writer rolled it back, taking it for a dead "
-        "write (its heartbeat was older than hoodie.client.heartbeat.interval_in_ms x "
-        "hoodie.client.heartbeat.tolerable.misses); nothing of it remains and it is safe to retry"
+        f"write (its heartbeat was older than {HudiWriteConfig.HEARTBEAT_INTERVAL_MS.key} x "
+        f"{HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES.key}); nothing of it remains and it is safe to retry"
     )
 
 

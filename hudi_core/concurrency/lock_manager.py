@@ -40,8 +40,8 @@ def failed_writes_policy(configs: HudiConfigs) -> FailedWritesCleanPolicy:
     explicit = configs.contains(HudiWriteConfig.FAILED_WRITES_CLEAN_POLICY)
     if explicit and policy is not FailedWritesCleanPolicy.LAZY:
         raise HudiConfigError(
-            f"hoodie.write.concurrency.mode=optimistic_concurrency_control needs "
-            f"hoodie.cleaner.policy.failed.writes=LAZY, got {policy.value}"
+            f"{HudiLockConfig.CONCURRENCY_MODE.key}=optimistic_concurrency_control needs "
+            f"{HudiWriteConfig.FAILED_WRITES_CLEAN_POLICY.key}=LAZY, got {policy.value}"
         )
     return FailedWritesCleanPolicy.LAZY
 
@@ -59,8 +59,8 @@ def lock_provider(storage: Storage, configs: HudiConfigs, table_name: str | None
     url, base_path = configs.get(HudiLockConfig.ZK_URL), configs.get(HudiLockConfig.ZK_BASE_PATH)
     if not url or not base_path:
         raise HudiConfigError(
-            "ZookeeperBasedLockProvider needs hoodie.write.lock.zookeeper.url and "
-            "hoodie.write.lock.zookeeper.base_path (and usually hoodie.write.lock.zookeeper.port)"
+            f"ZookeeperBasedLockProvider needs {HudiLockConfig.ZK_URL.key} and "
+            f"{HudiLockConfig.ZK_BASE_PATH.key} (and usually {HudiLockConfig.ZK_PORT.key})"
         )
     key = configs.get(HudiLockConfig.ZK_LOCK_KEY) or table_name or load_table_config(storage).name
     return ZookeeperLockProvider(

@@ -23,6 +23,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from hudi_core.concurrency.storage_lock import holder_died, holder_record, remove_stale_lock
+from hudi_core.config.concurrency import HudiLockConfig
 from hudi_core.errors import HudiStorageError
 from hudi_core.storage import Storage
 
@@ -83,7 +84,7 @@ class FileSystemLockProvider(LockProvider):
 
     def __init__(self, lock_dir: Storage, expire_minutes: int) -> None:
         if expire_minutes < 0:
-            raise ValueError("hoodie.write.lock.filesystem.expire must be >= 0")
+            raise ValueError(f"{HudiLockConfig.FILESYSTEM_EXPIRE_MINUTES.key} must be >= 0")
         self._dir = lock_dir
         self._expire_ms = expire_minutes * 60_000
         self._owner = uuid.uuid4().hex

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hudi_core.concurrency.providers import LockProvider
+from hudi_core.config.concurrency import HudiLockConfig
 from hudi_core.errors import HudiConfigError, HudiError
 
 
@@ -29,7 +30,7 @@ def connect_string(url: str, port: int | None) -> str:
     """`host:port[,host:port...]` from Hudi's url and port options."""
     hosts = [h.strip() for h in url.split(",") if h.strip()]
     if not hosts:
-        raise HudiConfigError("hoodie.write.lock.zookeeper.url is empty")
+        raise HudiConfigError(f"{HudiLockConfig.ZK_URL.key} is empty")
     return ",".join(h if ":" in h or port is None else f"{h}:{port}" for h in hosts)
 
 
@@ -54,7 +55,7 @@ class ZookeeperLockProvider(LockProvider):
                 "ZookeeperBasedLockProvider needs kazoo: pip install 'hudi-dagster[zookeeper]'"
             ) from e
         if not lock_path.startswith("/"):
-            raise HudiConfigError(f"hoodie.write.lock.zookeeper.base_path must be absolute, got {lock_path!r}")
+            raise HudiConfigError(f"{HudiLockConfig.ZK_BASE_PATH.key} must be absolute, got {lock_path!r}")
         self._hosts = hosts
         self._path = lock_path
         self._client = KazooClient(hosts=hosts, timeout=session_timeout_ms / 1000)

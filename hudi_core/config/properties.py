@@ -15,6 +15,10 @@ from datetime import UTC, datetime
 
 from hudi_core.errors import FileFormatError
 
+PROPERTIES_NAME = "hoodie.properties"
+PROPERTIES_FILE = f".hoodie/{PROPERTIES_NAME}"
+PROPERTIES_BACKUP_FILE = f"{PROPERTIES_FILE}.backup"  # written beside it while it is updated
+
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 
 
@@ -60,7 +64,7 @@ def _unescape(text: str, where: str) -> str:
     return "".join(out)
 
 
-def parse_properties(text: str, where: str = "hoodie.properties") -> dict[str, str]:
+def parse_properties(text: str, where: str = PROPERTIES_NAME) -> dict[str, str]:
     """Parses Java Properties text into an ordered dict (later duplicates win, as in Java)."""
     result: dict[str, str] = {}
     for line in _logical_lines(text):

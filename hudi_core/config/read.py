@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from hudi_core.config import OptionStatus, enum_parser, option, parse_bool, parse_str
+from hudi_core.config import OptionStatus, enum_parser, int_at_least, option, parse_bool, parse_str
 
 
 class QueryType(enum.Enum):
@@ -21,6 +21,12 @@ class IncrementalFormat(enum.Enum):
 class HudiReadConfig:
     """Options a reader accepts in `HudiTable.read(options=...)` and `spark.read.format("hudi")`."""
 
+    SPLIT_BYTES = option(
+        "hoodie.spark.read.split.bytes",
+        int_at_least(1),
+        128 * 1024 * 1024,
+        "Spark engine: about how many bytes of file slices one read task takes (small slices are grouped).",
+    )
     QUERY_TYPE = option(
         "hoodie.datasource.query.type",
         enum_parser(QueryType),

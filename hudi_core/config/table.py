@@ -243,7 +243,9 @@ class HudiTableConfig:
 
 
 # Timestamp-based key generator settings persisted with the table.
-TIMESTAMP_KEYGEN_PREFIXES = ("hoodie.keygen.timebased.", "hoodie.deltastreamer.keygen.timebased.")
+TIMESTAMP_KEYGEN_PREFIX = "hoodie.keygen.timebased."
+LEGACY_TIMESTAMP_KEYGEN_PREFIX = "hoodie.deltastreamer.keygen.timebased."  # Hudi Streamer's older spelling
+TIMESTAMP_KEYGEN_PREFIXES = (TIMESTAMP_KEYGEN_PREFIX, LEGACY_TIMESTAMP_KEYGEN_PREFIX)
 
 SUPPORTED_READ_VERSIONS = (6, 8, 9)
 

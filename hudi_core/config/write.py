@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
+from typing import Final
 
 from hudi_core.config import (
     ConfigOption,
@@ -30,8 +31,38 @@ from hudi_core.config.table import (
     TableType,
     parse_table_type,
 )
-from hudi_core.index.bloom_filter import FILTER_TYPES
-from hudi_core.write.operation import WriteOperation
+
+# Bloom filter type codes Hudi writes in Parquet footers (`BloomFilterTypeCode`).
+BLOOM_FILTER_TYPES: Final = ("DYNAMIC_V0", "SIMPLE")
+
+
+class WriteOperation(enum.Enum):
+    """Write operations, named as `hoodie.datasource.write.operation` takes them (features §1.1)."""
+
+    UPSERT = "upsert"
+    INSERT = "insert"
+    BULK_INSERT = "bulk_insert"
+    DELETE = "delete"
+    INSERT_OVERWRITE = "insert_overwrite"
+    INSERT_OVERWRITE_TABLE = "insert_overwrite_table"
+    DELETE_PARTITION = "delete_partition"
+
+    @property
+    def operation_type(self) -> str:
+        """The `WriteOperationType` name recorded in commit metadata."""
+        return self.name
+
+    @property
+    def replaces_file_groups(self) -> bool:
+        return self in (
+            WriteOperation.INSERT_OVERWRITE,
+            WriteOperation.INSERT_OVERWRITE_TABLE,
+            WriteOperation.DELETE_PARTITION,
+        )
+
+    @property
+    def looks_up_index(self) -> bool:
+        return self in (WriteOperation.UPSERT, WriteOperation.DELETE)
 
 
 class InsertDupPolicy(enum.Enum):
@@ -281,7 +312,7 @@ class HudiIndexConfig:
     )
     BLOOM_FILTER_TYPE = option(
         "hoodie.bloom.index.filter.type",
-        one_of(*FILTER_TYPES),
+        one_of(*BLOOM_FILTER_TYPES),
         "DYNAMIC_V0",
         "Bloom filter written to base file footers: DYNAMIC_V0 or SIMPLE.",
     )

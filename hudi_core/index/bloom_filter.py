@@ -41,11 +41,12 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from hudi_core.config.write import BLOOM_FILTER_TYPES
 from hudi_core.errors import FileFormatError
 
 DYNAMIC_V0: Final = "DYNAMIC_V0"
 SIMPLE: Final = "SIMPLE"
-FILTER_TYPES: Final = (DYNAMIC_V0, SIMPLE)
+FILTER_TYPES: Final = BLOOM_FILTER_TYPES
 
 DEFAULT_NUM_ENTRIES: Final = 60000  # hoodie.index.bloom.num_entries
 DEFAULT_FPP: Final = 1e-9  # hoodie.index.bloom.fpp

@@ -26,6 +26,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.config.write import HudiIndexConfig
 from hudi_core.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import visible_instants
@@ -156,7 +157,7 @@ class PartitionRing:
         if fresh:
             raise UnsupportedFeatureError(
                 "writes that replace file groups (insert_overwrite, delete_partition) are not supported with "
-                "hoodie.index.bucket.engine=CONSISTENT_HASHING: the ring names each bucket's one file group"
+                f"{HudiIndexConfig.BUCKET_ENGINE.key}=CONSISTENT_HASHING: the ring names each bucket's one file group"
             )
         return self.ring.file_ids(hash_values(hash_keys))
 
@@ -166,7 +167,8 @@ PartitionBucketing = PartitionBuckets | PartitionRing
 
 def _no_bucket(partition: str, file_id: str, what: str) -> HudiConfigError:
     return HudiConfigError(
-        f"hoodie.index.type=BUCKET, but file group {file_id!r} of partition {partition!r} names no bucket of "
+        f"{HudiIndexConfig.INDEX_TYPE.key}=BUCKET, but file group {file_id!r} of partition {partition!r} "
+        "names no bucket of "
         f"{what}: the partition was not written with this bucket index"
     )
 
@@ -185,10 +187,11 @@ def partition_buckets(
     for file_slice in slices:
         bucket = bucket_of(file_slice.file_id)
         if bucket is None or bucket >= num_buckets:
-            raise _no_bucket(partition, file_slice.file_id, f"hoodie.bucket.index.num.buckets={num_buckets}")
+            raise _no_bucket(partition, file_slice.file_id, f"{HudiIndexConfig.BUCKET_NUM.key}={num_buckets}")
         if bucket in live:
             raise HudiConfigError(
-                f"hoodie.index.type=BUCKET, but partition {partition!r} holds two file groups of bucket {bucket} "
+                f"{HudiIndexConfig.INDEX_TYPE.key}=BUCKET, but partition {partition!r} holds two file groups of "
+                f"bucket {bucket} "
                 f"({live[bucket]!r} and {file_slice.file_id!r})"
             )
         live[bucket] = file_slice.file_id

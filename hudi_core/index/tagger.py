@@ -20,6 +20,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.config.write import HudiIndexConfig
 from hudi_core.engine.arrow import ordered_map
 from hudi_core.errors import HudiConfigError, TimelineChangedError
 from hudi_core.file_group import FileSlice
@@ -61,7 +62,9 @@ class IndexSpec:
 
     def __post_init__(self) -> None:
         if self.index_type not in INDEX_TYPES:
-            raise HudiConfigError(f"hoodie.index.type={self.index_type} is not supported ({', '.join(INDEX_TYPES)})")
+            raise HudiConfigError(
+                f"{HudiIndexConfig.INDEX_TYPE.key}={self.index_type} is not supported ({', '.join(INDEX_TYPES)})"
+            )
 
     @property
     def is_global(self) -> bool:

@@ -19,7 +19,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.config.table import KeyGeneratorType, TableConfig
+from hudi_core.config.properties import PROPERTIES_NAME
+from hudi_core.config.table import HudiTableConfig, KeyGeneratorType, TableConfig
 from hudi_core.errors import HudiConfigError, InvalidKeyError, SchemaError
 from hudi_core.keygen.partition_path import segments, value_strings, written_segment_problem
 from hudi_core.keygen.timestamp import TimestampPartitionFormat
@@ -42,8 +43,8 @@ def record_keys(
     """The record key of every row of `table` (null where a simple key is null)."""
     if not fields:
         raise HudiConfigError(
-            "the table declares no record key field (hoodie.table.recordkey.fields is absent from "
-            "hoodie.properties); writes that need record keys cannot run on it"
+            f"the table declares no record key field ({HudiTableConfig.RECORD_KEY_FIELDS.key} is absent from "
+            f"{PROPERTIES_NAME}); writes that need record keys cannot run on it"
         )
     missing = [f for f in fields if f not in table.column_names]
     if missing:

@@ -14,6 +14,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.config.write import HudiKeyGenConfig
 from hudi_core.errors import HudiConfigError, SchemaError
 
 # Java SimpleDateFormat letters and their strftime equivalents (the subset partition paths use).
@@ -78,7 +79,7 @@ class TimestampPartitionFormat:
             timestamp_type = "DATE_STRING"  # Hudi 0.x did not persist the type of date-string tables
         if timestamp_type not in (*_EPOCH_UNITS, "DATE_STRING", "SCALAR", "MIXED"):
             raise HudiConfigError(
-                f"hoodie.keygen.timebased.timestamp.type={timestamp_type!r} is not supported "
+                f"{HudiKeyGenConfig.TIMESTAMP_TYPE.key}={timestamp_type!r} is not supported "
                 "(UNIX_TIMESTAMP, EPOCHMILLISECONDS, EPOCHMICROSECONDS, DATE_STRING, SCALAR, MIXED)"
             )
         delimiter = options.get("input.dateformat.list.delimiter.regex", ",") or ","

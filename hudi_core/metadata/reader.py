@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from hudi_core import metrics
+from hudi_core.config.metadata import HudiMetadataConfig
 from hudi_core.errors import MetadataTableError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.hfile import read_hfile_cells, read_hfile_info
@@ -159,7 +160,7 @@ class MetadataTableReader:
 
 # The listing is read like any input: an entry naming a path outside its partition folder is refused
 # (MetadataTableError) rather than skipped, since the listing cannot be trusted for the rest.
-_BYPASS = "read with hoodie.metadata.enable=false to list storage instead"
+_BYPASS = f"read with {HudiMetadataConfig.ENABLE.key}=false to list storage instead"
 
 
 def _listed_partition(name: str) -> str:

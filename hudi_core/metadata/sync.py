@@ -18,6 +18,7 @@ from collections.abc import Mapping
 import pyarrow as pa
 
 from hudi_core.config import HudiConfigs
+from hudi_core.config.metadata import HudiMetadataConfig
 from hudi_core.config.table import RecordMergeMode
 from hudi_core.file_group.fs_view import visible_instants
 from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_name
@@ -65,7 +66,9 @@ class MetadataSync:
         writer = MetadataTableWriter(self.storage, state.config.name, self.settings, state.config.version)
         if not self.settings.enabled:
             if writer.exists() or state.config.metadata_partitions:
-                logger.warning("hoodie.metadata.enable=false: dropping the metadata table of %s", state.config.name)
+                logger.warning(
+                    "%s=false: dropping the metadata table of %s", HudiMetadataConfig.ENABLE.key, state.config.name
+                )
                 writer.delete()
             return
         action = instant.action.completed_action

@@ -20,7 +20,8 @@ import pyarrow as pa
 
 from hudi_core.config import HudiConfigs
 from hudi_core.config.metadata import HudiMetadataConfig
-from hudi_core.config.properties import format_properties, table_checksum
+from hudi_core.config.properties import PROPERTIES_FILE, format_properties, table_checksum
+from hudi_core.config.table import HudiTableConfig
 from hudi_core.config.write import HudiIndexConfig
 from hudi_core.errors import MetadataTableError
 from hudi_core.file_group import FileSlice
@@ -42,7 +43,7 @@ from hudi_core.metadata.record import (
 from hudi_core.metadata.updates import MetadataUpdate
 from hudi_core.services.compaction_plan import CompactionOperation, plan_record
 from hudi_core.storage import Storage
-from hudi_core.table.create import PROPERTIES_FILE, update_table_properties, write_partition_metafile
+from hudi_core.table.create import update_table_properties, write_partition_metafile
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import WriteStat, commit_metadata_record
 from hudi_core.timeline.instant import Action, Instant
@@ -51,8 +52,8 @@ from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import TimelineWriter, new_instant_time
 from hudi_core.write import crash
 
-METADATA_PARTITIONS_KEY = "hoodie.table.metadata.partitions"
-METADATA_PARTITIONS_INFLIGHT_KEY = "hoodie.table.metadata.partitions.inflight"
+METADATA_PARTITIONS_KEY = HudiTableConfig.METADATA_PARTITIONS.key
+METADATA_PARTITIONS_INFLIGHT_KEY = HudiTableConfig.METADATA_PARTITIONS_INFLIGHT.key
 TIMELINE_DIR = ".hoodie/timeline"
 WRITE_TOKEN = "0-0-0"
 RECORD_INDEX_ENTRY_BYTES = 48  # Hudi's estimate of one record-index entry when sizing the partition
@@ -117,23 +118,23 @@ def metadata_table_properties(
     """hoodie.properties of a metadata table (notes §5.1), at its data table's version."""
     name = f"{data_table_name}_metadata"
     return {
-        "hoodie.compaction.payload.class": "org.apache.hudi.metadata.HoodieMetadataPayload",
-        "hoodie.table.initial.version": str(table_version),
-        "hoodie.table.keygenerator.type": "HOODIE_TABLE_METADATA",
-        "hoodie.table.type": "MERGE_ON_READ",
-        "hoodie.archivelog.folder": "history",
-        "hoodie.timeline.layout.version": "2",
-        "hoodie.timeline.history.path": "history",
-        "hoodie.table.checksum": str(table_checksum(None, name)),
-        "hoodie.datasource.write.drop.partition.columns": "false",
-        "hoodie.record.merge.strategy.id": "00000000-0000-0000-0000-000000000000",
-        "hoodie.table.recordkey.fields": "key",
-        "hoodie.table.name": name,
-        "hoodie.timeline.path": "timeline",
-        "hoodie.populate.meta.fields": "false",
-        "hoodie.table.base.file.format": "HFILE",
-        "hoodie.record.merge.mode": "CUSTOM",
-        "hoodie.table.version": str(table_version),
+        HudiTableConfig.PAYLOAD_CLASS.key: "org.apache.hudi.metadata.HoodieMetadataPayload",
+        HudiTableConfig.INITIAL_VERSION.key: str(table_version),
+        HudiTableConfig.KEY_GENERATOR_TYPE.key: "HOODIE_TABLE_METADATA",
+        HudiTableConfig.TYPE.key: "MERGE_ON_READ",
+        HudiTableConfig.ARCHIVELOG_FOLDER.key: "history",
+        HudiTableConfig.TIMELINE_LAYOUT_VERSION.key: "2",
+        HudiTableConfig.TIMELINE_HISTORY_PATH.key: "history",
+        HudiTableConfig.CHECKSUM.key: str(table_checksum(None, name)),
+        HudiTableConfig.DROP_PARTITION_COLUMNS.key: "false",
+        HudiTableConfig.RECORD_MERGE_STRATEGY_ID.key: "00000000-0000-0000-0000-000000000000",
+        HudiTableConfig.RECORD_KEY_FIELDS.key: "key",
+        HudiTableConfig.NAME.key: name,
+        HudiTableConfig.TIMELINE_PATH.key: "timeline",
+        HudiTableConfig.POPULATE_META_FIELDS.key: "false",
+        HudiTableConfig.BASE_FILE_FORMAT.key: "HFILE",
+        HudiTableConfig.RECORD_MERGE_MODE.key: "CUSTOM",
+        HudiTableConfig.VERSION.key: str(table_version),
     }
 
 

@@ -25,6 +25,7 @@ from hudi_core.concurrency import retry_on_conflict
 from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.concurrency import HudiLockConfig
 from hudi_core.config.metadata import HudiMetadataConfig
+from hudi_core.config.properties import PROPERTIES_FILE
 from hudi_core.config.read import HudiReadConfig, IncrementalFormat, QueryType
 from hudi_core.config.table import HudiTableConfig, TableConfig
 from hudi_core.config.write import HudiWriteConfig
@@ -44,7 +45,7 @@ from hudi_core.table.checkpoint import latest_checkpoint
 from hudi_core.table.create import table_definition, write_new_table
 from hudi_core.table.orphans import orphan_files
 from hudi_core.table.scan import ScanPlan, TableScanner
-from hudi_core.table.state import METAFOLDER, PROPERTIES_FILE, TableState, load_table_config, load_table_state
+from hudi_core.table.state import METAFOLDER, TableState, load_table_config, load_table_state
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Instant, normalize_instant_time

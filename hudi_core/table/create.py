@@ -16,13 +16,21 @@ from typing import Any
 import pyarrow as pa
 
 from hudi_core.config import HudiConfigs, validate_options
-from hudi_core.config.properties import format_properties, parse_properties, table_checksum
+from hudi_core.config.properties import (
+    PROPERTIES_BACKUP_FILE,
+    PROPERTIES_FILE,
+    format_properties,
+    parse_properties,
+    table_checksum,
+)
 from hudi_core.config.table import (
     COMMIT_TIME_STRATEGY_ID,
     DEFAULT_PAYLOAD_CLASS,
     EVENT_TIME_STRATEGY_ID,
     KEY_GENERATOR_CLASSES,
+    LEGACY_TIMESTAMP_KEYGEN_PREFIX,
     OVERWRITE_PAYLOAD_CLASS,
+    TIMESTAMP_KEYGEN_PREFIX,
     TIMESTAMP_KEYGEN_PREFIXES,
     HudiTableConfig,
     KeyGeneratorType,
@@ -40,8 +48,6 @@ from hudi_core.storage import Storage
 
 TABLE_VERSION = 8
 METAFOLDER = ".hoodie"
-PROPERTIES_FILE = ".hoodie/hoodie.properties"
-PROPERTIES_BACKUP_FILE = ".hoodie/hoodie.properties.backup"
 PARTITION_METAFILE = ".hoodie_partition_metadata"
 # Empty folders Spark creates with a table; Java tools expect them.
 _EMPTY_DIRS = (
@@ -89,30 +95,30 @@ class TableDefinition:
             for f in self.partition_fields
         ]
         props: dict[str, Any] = {
-            "hoodie.compaction.payload.class": None if v9 else payload_class,
-            "hoodie.table.initial.version": str(self.version),
-            "hoodie.table.keygenerator.type": self.key_generator.value,
-            "hoodie.table.type": self.table_type.value,
-            "hoodie.table.precombine.field": None if v9 else self.ordering_field,
-            "hoodie.table.partition.fields": ",".join(partition_entries) or None,
-            "hoodie.archivelog.folder": "archived",
-            "hoodie.table.create.schema": self.create_schema,
-            "hoodie.timeline.layout.version": "2",
-            "hoodie.timeline.history.path": "history",
-            "hoodie.table.checksum": str(table_checksum(self.database_name, self.name)),
-            "hoodie.datasource.write.drop.partition.columns": "false",
-            "hoodie.record.merge.strategy.id": None if v9 else strategy_id,
-            "hoodie.table.format": "native" if v9 else None,
-            "hoodie.table.name": self.name,
-            "hoodie.table.recordkey.fields": ",".join(self.record_key_fields),
-            "hoodie.timeline.path": "timeline",
-            "hoodie.datasource.write.hive_style_partitioning": str(self.hive_style_partitioning).lower(),
-            "hoodie.database.name": self.database_name,
-            "hoodie.datasource.write.partitionpath.urlencode": str(self.partition_path_urlencode).lower(),
-            "hoodie.record.merge.mode": self.merge_mode.value,
-            "hoodie.table.version": str(self.version),
-            "hoodie.table.ordering.fields": self.ordering_field if v9 else None,
-            "hoodie.populate.meta.fields": None if self.populate_meta_fields else "false",
+            HudiTableConfig.PAYLOAD_CLASS.key: None if v9 else payload_class,
+            HudiTableConfig.INITIAL_VERSION.key: str(self.version),
+            HudiTableConfig.KEY_GENERATOR_TYPE.key: self.key_generator.value,
+            HudiTableConfig.TYPE.key: self.table_type.value,
+            HudiTableConfig.PRECOMBINE_FIELD.key: None if v9 else self.ordering_field,
+            HudiTableConfig.PARTITION_FIELDS.key: ",".join(partition_entries) or None,
+            HudiTableConfig.ARCHIVELOG_FOLDER.key: "archived",
+            HudiTableConfig.CREATE_SCHEMA.key: self.create_schema,
+            HudiTableConfig.TIMELINE_LAYOUT_VERSION.key: "2",
+            HudiTableConfig.TIMELINE_HISTORY_PATH.key: "history",
+            HudiTableConfig.CHECKSUM.key: str(table_checksum(self.database_name, self.name)),
+            HudiTableConfig.DROP_PARTITION_COLUMNS.key: "false",
+            HudiTableConfig.RECORD_MERGE_STRATEGY_ID.key: None if v9 else strategy_id,
+            HudiTableConfig.TABLE_FORMAT.key: "native" if v9 else None,
+            HudiTableConfig.NAME.key: self.name,
+            HudiTableConfig.RECORD_KEY_FIELDS.key: ",".join(self.record_key_fields),
+            HudiTableConfig.TIMELINE_PATH.key: "timeline",
+            HudiTableConfig.HIVE_STYLE_PARTITIONING.key: str(self.hive_style_partitioning).lower(),
+            HudiTableConfig.DATABASE_NAME.key: self.database_name,
+            HudiTableConfig.PARTITION_PATH_URLENCODE.key: str(self.partition_path_urlencode).lower(),
+            HudiTableConfig.RECORD_MERGE_MODE.key: self.merge_mode.value,
+            HudiTableConfig.VERSION.key: str(self.version),
+            HudiTableConfig.ORDERING_FIELDS.key: self.ordering_field if v9 else None,
+            HudiTableConfig.POPULATE_META_FIELDS.key: None if self.populate_meta_fields else "false",
         }
         props.update(self.extra)
         return {k: str(v) for k, v in props.items() if v is not None}
@@ -165,7 +171,7 @@ def _parse_merge_mode(options: Mapping[str, str], ordering_field: str | None) ->
     if mode is RecordMergeMode.CUSTOM:
         raise UnsupportedFeatureError("CUSTOM merge mode (user record mergers) is not supported")
     if mode is RecordMergeMode.EVENT_TIME_ORDERING and ordering_field is None:
-        raise HudiConfigError("EVENT_TIME_ORDERING needs an ordering field (hoodie.datasource.write.precombine.field)")
+        raise HudiConfigError(f"EVENT_TIME_ORDERING needs an ordering field ({HudiWriteConfig.PRECOMBINE_FIELD.key})")
     return mode
 
 
@@ -274,7 +280,9 @@ def table_definition(
     if key_generator is KeyGeneratorType.NON_PARTITION and partitions:
         raise HudiConfigError(f"the non-partitioned key generator cannot partition by {partitions}")
     timestamp_options = {k: v for k, v in options.items() if k.startswith(TIMESTAMP_KEYGEN_PREFIXES)}
-    extra = {k.replace("hoodie.deltastreamer.", "hoodie.", 1): v for k, v in timestamp_options.items()}
+    extra = {
+        k.replace(LEGACY_TIMESTAMP_KEYGEN_PREFIX, TIMESTAMP_KEYGEN_PREFIX, 1): v for k, v in timestamp_options.items()
+    }
     if configs.value(HudiTableConfig.CDC_ENABLED):
         extra[HudiTableConfig.CDC_ENABLED.key] = "true"
         mode = configs.value(HudiTableConfig.CDC_LOGGING_MODE)

@@ -18,6 +18,7 @@ import posixpath
 from collections.abc import Iterable
 
 from hudi_core import metrics
+from hudi_core.config.properties import PROPERTIES_FILE
 from hudi_core.config.table import TableConfig
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import latest_file_slices, visible_instants
@@ -54,7 +55,7 @@ def metadata_table_reader(
     config = config or load_table_config(storage)
     if config.version < 8 or MetadataPartition.FILES.path not in config.metadata_partitions:
         return None
-    if not storage.exists(f"{METADATA_DIR}/.hoodie/hoodie.properties"):
+    if not storage.exists(f"{METADATA_DIR}/{PROPERTIES_FILE}"):
         return None  # declared but missing (a table whose metadata table was not shipped): list storage
     return MetadataTableReader(storage, timeline)
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 
-from hudi_core.config.properties import parse_properties, table_checksum
-from hudi_core.config.table import TableConfig
+from hudi_core.config.properties import PROPERTIES_BACKUP_FILE, PROPERTIES_FILE, parse_properties, table_checksum
+from hudi_core.config.table import HudiTableConfig, TableConfig
 from hudi_core.errors import FileFormatError, HudiConfigError, HudiStorageError, TableNotFoundError
 from hudi_core.storage import Storage
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import CommitMetadata
 
 METAFOLDER = ".hoodie"
-PROPERTIES_FILE = ".hoodie/hoodie.properties"
-PROPERTIES_BACKUP_FILE = ".hoodie/hoodie.properties.backup"
 
 
 @dataclass(frozen=True)
@@ -43,12 +41,12 @@ def load_table_config(storage: Storage) -> TableConfig:
         raise FileFormatError(f"{where}: not UTF-8 text: {e}") from e
     props = parse_properties(text, where)
     config = TableConfig.from_properties(props, where)
-    stored = props.get("hoodie.table.checksum")
+    stored = props.get(HudiTableConfig.CHECKSUM.key)
     if stored is not None:
         expected = table_checksum(config.database_name, config.name)
         if stored.strip() != str(expected):
             raise HudiConfigError(
-                f"{where}: hoodie.table.checksum {stored} does not match table name (expected {expected})"
+                f"{where}: {HudiTableConfig.CHECKSUM.key} {stored} does not match table name (expected {expected})"
             )
     return config
 

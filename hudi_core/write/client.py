@@ -44,7 +44,8 @@ from hudi_core.concurrency import (
 from hudi_core.concurrency.conflicts import rolled_back_meanwhile
 from hudi_core.config import ConfigOption, HudiConfigs, validate_options
 from hudi_core.config.concurrency import HudiLockConfig
-from hudi_core.config.table import KEY_GENERATOR_CLASSES, TableConfig, TableType, payload_merge_mode
+from hudi_core.config.properties import PROPERTIES_NAME
+from hudi_core.config.table import KEY_GENERATOR_CLASSES, HudiTableConfig, TableConfig, TableType, payload_merge_mode
 from hudi_core.config.write import (
     WRITABLE_TABLE_VERSIONS,
     FailedWritesCleanPolicy,
@@ -97,7 +98,7 @@ from hudi_core.write import crash
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
 from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired, heartbeat_path, touch_heartbeat
 from hudi_core.write.markers import Markers
-from hudi_core.write.operation import WriteOperation
+from hudi_core.write.operation import WriteOperation, write_action
 from hudi_core.write.planner import (
     Sizing,
     assign_inserts,
@@ -254,8 +255,8 @@ def _check_non_partitioned(storage: Storage, timeline: Timeline) -> None:
     partitions = [p for p in FileListing(storage, timeline).partitions() if p]
     if partitions:
         raise HudiConfigError(
-            f"hoodie.properties declares no partition fields (hoodie.table.partition.fields) but the table has "
-            f"{len(partitions)} partition(s), e.g. {partitions[0]!r}; restore the key before writing"
+            f"{PROPERTIES_NAME} declares no partition fields ({HudiTableConfig.PARTITION_FIELDS.key}) but the "
+            f"table has {len(partitions)} partition(s), e.g. {partitions[0]!r}; restore the key before writing"
         )
 
 
@@ -492,7 +493,7 @@ class WriteClient:
         it (a kill at once is seen at once); `start()`'s caller hands the write to other processes.
         """
         instant_time = new_instant_time(after=latest_time_on(state.timeline))
-        action = operation.action(config.table_type)
+        action = write_action(operation, config.table_type)
         touch_heartbeat(self._storage, instant_time, this_process() if runs_whole_write else None)
         try:
             return writer.request(instant_time, action, self._requested_content(action))
@@ -678,7 +679,7 @@ class WriteClient:
                 if dup_policy is InsertDupPolicy.FAIL:
                     raise DuplicateKeyError(
                         f"{pc.sum(known).as_py()} record(s) already exist in the table, e.g. key "
-                        f"{rows.column(KEY).filter(known)[0].as_py()!r} (hoodie.datasource.insert.dup.policy=fail)"
+                        f"{rows.column(KEY).filter(known)[0].as_py()!r} ({HudiWriteConfig.INSERT_DUP_POLICY.key}=fail)"
                     )
                 keep = pc.invert(known)
                 rows, tags = rows.filter(keep), Tags(tags.file_ids.filter(keep), tags.partitions.filter(keep))
@@ -856,7 +857,7 @@ class WriteClient:
     def abort(self, inflight: Instant, operation: WriteOperation) -> None:
         """Rolls back an instant begun with `start` whose tasks failed."""
         config = load_table_state(self._storage).config
-        self._abort(inflight, operation.action(config.table_type), self._configs(config))
+        self._abort(inflight, write_action(operation, config.table_type), self._configs(config))
         self._storage.delete(heartbeat_path(inflight.requested_time))
 
     def _workload(self, operation: WriteOperation, plan: WritePlan) -> dict[str, Any]:

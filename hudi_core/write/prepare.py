@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import DuplicateKeyError, InvalidKeyError, SchemaError
 from hudi_core.keygen import KeyGenerator
 from hudi_core.merge.dedup import has_duplicates, last_per_key
@@ -152,5 +153,5 @@ def check_insert_duplicates(batch: PreparedBatch, global_index: bool) -> None:
     )
     if has_duplicates(keys):
         raise DuplicateKeyError(
-            "the insert batch holds duplicate record keys (hoodie.datasource.insert.dup.policy=fail)"
+            f"the insert batch holds duplicate record keys ({HudiWriteConfig.INSERT_DUP_POLICY.key}=fail)"
         )

@@ -248,12 +248,20 @@ def test_secondary_and_expression_indexes_are_read_and_our_writes_refused(
 
 
 @pytest.mark.parametrize("table_type", ["MERGE_ON_READ", full_run_only("COPY_ON_WRITE", id="COPY_ON_WRITE")])
-def test_apache_hudis_clustering_of_its_table_is_read_and_continued(
+def test_apache_hudis_clustering_of_its_record_indexed_table_is_read_and_continued(
     apache_hudi: ApacheHudi, table_type: str, tmp_path: Path
 ) -> None:
+    """Apache Hudi clusters a table under the record-level index, which moves every clustered key's
+    location; our writes look keys up in that index and update it, and Apache Hudi's next upsert
+    looks them up in ours (a wrong entry would store a key twice)."""
     path = tmp_path / "table"
     writers = Writers(apache_hudi, path, f"clustered_{table_type[:3].lower()}", table_type, f"clustering-{table_type}")
-    small_files = {"hoodie.parquet.small.file.limit": "0", "hoodie.clustering.plan.strategy.sort.columns": "fare"}
+    record_index = {"hoodie.index.type": "RECORD_INDEX", "hoodie.metadata.record.index.enable": "true"}
+    small_files = {
+        **record_index,
+        "hoodie.parquet.small.file.limit": "0",
+        "hoodie.clustering.plan.strategy.sort.columns": "fare",
+    }
     writers.apache(writers.history.fresh(20, 100), "insert", small_files, mode="overwrite")
     writers.apache(writers.history.fresh(20, 110), "insert", small_files)
     inline = {**small_files, "hoodie.clustering.inline": "true", "hoodie.clustering.inline.max.commits": "1"}
@@ -261,13 +269,15 @@ def test_apache_hudis_clustering_of_its_table_is_read_and_continued(
         [writers.history.row(k, 120) for k in writers.stored(6)] + writers.history.fresh(5, 120), "upsert", inline
     )
     assert [i for i in HudiTable(str(path)).timeline.completed() if i.action.value == "replacecommit"], "no clustering"
+    assert "record_index" in HudiTable(str(path)).table_config.metadata_partitions
     writers.compare("after Apache Hudi's clustering")
 
-    writers.ours([writers.history.row(k, 130) for k in writers.stored(8)] + writers.history.fresh(3, 130), "upsert", {})
-    writers.ours([writers.history.row(k, 140) for k in writers.stored(2)], "delete", {})
+    rows = [writers.history.row(k, 130) for k in writers.stored(8)] + writers.history.fresh(3, 130)
+    writers.ours(rows, "upsert", record_index)
+    writers.ours([writers.history.row(k, 140) for k in writers.stored(2)], "delete", record_index)
     writers.compare("continued by us after Apache Hudi's clustering")
-    writers.apache([writers.history.row(k, 150) for k in writers.stored(4)], "upsert", small_files)
-    writers.compare("Apache Hudi after us")
+    writers.apache([writers.history.row(k, 150) for k in writers.stored(6)], "upsert", small_files)
+    writers.compare("Apache Hudi after us, looking keys up in our record index")
 
 
 def test_non_blocking_concurrency_control_tables_are_read_and_continued(

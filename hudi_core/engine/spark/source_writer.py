@@ -69,13 +69,13 @@ class HudiSourceWriter(DataSourceArrowWriter):
                 raise HudiConfigError(
                     f'df.write.format("hudi") cannot run {operation.value}: a data source writer gets unshuffled '
                     "rows, so updates and deletes would be wrong. Use hudi_core.spark.write(df, path, options), or "
-                    "set hoodie.datasource.write.operation=bulk_insert or insert (mode append), or mode overwrite."
+                    f"set {HudiWriteConfig.OPERATION.key}=bulk_insert or insert (mode append), or mode overwrite."
                 )
             if operation is WriteOperation.INSERT and configs.value(HudiWriteConfig.INSERT_DUP_POLICY) is not (
                 InsertDupPolicy.NONE
             ):
                 raise HudiConfigError(
-                    "hoodie.datasource.insert.dup.policy needs a lookup of stored keys: use hudi_core.spark.write"
+                    f"{HudiWriteConfig.INSERT_DUP_POLICY.key} needs a lookup of stored keys: use hudi_core.spark.write"
                 )
         incoming = arrow_schema(schema)
         with table_for_write(path, incoming, opts) as table:

@@ -11,19 +11,20 @@ from collections.abc import Iterator, Mapping, Sequence
 import pyarrow as pa
 from pyspark.sql.datasource import InputPartition
 
+from hudi_core.config import HudiConfigs
+from hudi_core.config.read import HudiReadConfig
 from hudi_core.engine.spark.types import batches_for_spark
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest
 from hudi_core.table import HudiTable
 from hudi_core.table.scan import ScanPlan
 
-SPLIT_BYTES_OPTION = "hoodie.spark.read.split.bytes"
-DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
+SPLIT_BYTES_OPTION = HudiReadConfig.SPLIT_BYTES.key
 
 
 def split_bytes(options: Mapping[str, str]) -> int:
     """About how many bytes of file slices one task reads (`hoodie.spark.read.split.bytes`)."""
-    return int(options.get(SPLIT_BYTES_OPTION, DEFAULT_SPLIT_BYTES))
+    return HudiConfigs(options).value(HudiReadConfig.SPLIT_BYTES)
 
 
 def hudi_read_options(options: Mapping[str, str]) -> dict[str, str]:

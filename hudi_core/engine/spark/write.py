@@ -209,7 +209,7 @@ class _SparkWrite:
                 example = tagged.where(known).select(KEY).limit(1).collect()[0][0]
                 raise DuplicateKeyError(
                     f"record(s) already exist in the table, e.g. key {example!r} "
-                    "(hoodie.datasource.insert.dup.policy=fail)"
+                    f"({HudiWriteConfig.INSERT_DUP_POLICY.key}=fail)"
                 )
             tagged = tagged.where(~known).drop(TAG_FILE, TAG_PARTITION)
             routed = self._route(tagged, None, IndexSpec("SIMPLE"))
@@ -297,7 +297,7 @@ class _SparkWrite:
             group = [KEY] if is_global else [PARTITION, KEY]
             if prepared.groupBy(*group).count().where(sf.col("count") > 1).limit(1).count():
                 raise DuplicateKeyError(
-                    "the insert batch holds duplicate record keys (hoodie.datasource.insert.dup.policy=fail)"
+                    f"the insert batch holds duplicate record keys ({HudiWriteConfig.INSERT_DUP_POLICY.key}=fail)"
                 )
         return prepared, sample.schema
 

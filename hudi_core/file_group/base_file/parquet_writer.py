@@ -36,6 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import FileFormatError, HudiConfigError, HudiStorageError, SchemaError
 from hudi_core.index.bloom_filter import BloomFilter
 from hudi_core.schema.arrow_avro import AvroDict, normalize_for_write, with_meta_fields_avro
@@ -97,7 +98,9 @@ def write_base_file(
     """
     codec = _CODECS.get(compression.lower())
     if codec is None:
-        raise HudiConfigError(f"hoodie.parquet.compression.codec={compression!r}: expected one of {sorted(_CODECS)}")
+        raise HudiConfigError(
+            f"{HudiWriteConfig.PARQUET_COMPRESSION.key}={compression!r}: expected one of {sorted(_CODECS)}"
+        )
     if row_group_bytes <= 0 or page_bytes <= 0:
         raise HudiConfigError(f"row_group_bytes ({row_group_bytes}) and page_bytes ({page_bytes}) must be positive")
     table = normalize_for_write(table)
