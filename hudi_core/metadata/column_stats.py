@@ -21,7 +21,7 @@ from hudi_core.expr import Filter
 from hudi_core.metadata.keys import column_stats_key, partition_stats_key
 from hudi_core.metadata.record import MetadataRecord, RecordType, new_record, partition_name
 from hudi_core.schema.meta_fields import COMMIT_TIME, PARTITION_PATH, RECORD_KEY
-from hudi_core.schema.wrappers import raw_values, wrap_value
+from hudi_core.schema.wrappers import NAMESPACE, raw_values, wrap_value
 
 # Meta columns Hudi indexes along with the data columns.
 INDEXED_META_COLUMNS = (COMMIT_TIME, RECORD_KEY, PARTITION_PATH)
@@ -126,16 +126,70 @@ def arrow_ranges(table: pa.Table, columns: Iterable[str]) -> list[ColumnRange]:
     return ranges
 
 
-def _wrapped(value: Any, arrow_type: pa.DataType) -> Any:
+def _wrapped(value: Any, arrow_type: pa.DataType, typed: bool) -> Any:
     if value is None:
         return None
-    return wrap_value(raw_values(pa.array([value], type=arrow_type))[0], arrow_type)
+    raw = raw_values(pa.array([value], type=arrow_type))[0]
+    if not typed:
+        return wrap_value(raw, arrow_type)
+    info = value_type(arrow_type)
+    if info is None:
+        return None
+    if pa.types.is_decimal(arrow_type):
+        unscaled = int(decimal.Decimal(raw).scaleb(arrow_type.scale))
+        width = (unscaled if unscaled >= 0 else ~unscaled).bit_length() // 8 + 1  # Java BigInteger.toByteArray
+        return f"{NAMESPACE}.BytesWrapper", {"value": unscaled.to_bytes(width, "big", signed=True)}
+    plain = {_DATE: pa.int32(), _TIMESTAMP_MICROS: pa.int64(), _LOCAL_TIMESTAMP_MICROS: pa.int64()}
+    return wrap_value(raw, plain.get(info["typeOrdinal"], arrow_type))
+
+
+# Column statistics of table version 9 (Hudi 1.1+'s column_stats index version V2) name their value
+# type (`HoodieValueTypeInfo`, ordinals of Hudi's `ValueType`) and keep the value in its plain
+# wrapper: a date is an IntWrapper of days, a timestamp a LongWrapper of micros, a decimal a
+# BytesWrapper of its unscaled two's-complement bytes with "precision,scale". Checked against
+# Apache Hudi 1.2's files; other types get no statistics.
+_BOOLEAN, _INT, _LONG, _FLOAT, _DOUBLE, _STRING, _BYTES = 2, 3, 4, 5, 6, 7, 8
+_DECIMAL, _DATE, _TIMESTAMP_MICROS, _LOCAL_TIMESTAMP_MICROS = 10, 12, 16, 19
+
+
+def value_type(arrow_type: pa.DataType) -> dict[str, Any] | None:
+    """The `HoodieValueTypeInfo` of a column type (None: no typed statistics for it)."""
+    t = pa.types
+    ordinal: int | None = None
+    info: str | None = None
+    if t.is_boolean(arrow_type):
+        ordinal = _BOOLEAN
+    elif t.is_int8(arrow_type) or t.is_int16(arrow_type) or t.is_int32(arrow_type):
+        ordinal = _INT
+    elif t.is_int64(arrow_type):
+        ordinal = _LONG
+    elif t.is_float32(arrow_type):
+        ordinal = _FLOAT
+    elif t.is_float64(arrow_type):
+        ordinal = _DOUBLE
+    elif t.is_string(arrow_type) or t.is_large_string(arrow_type):
+        ordinal = _STRING
+    elif t.is_binary(arrow_type) or t.is_large_binary(arrow_type):
+        ordinal = _BYTES
+    elif t.is_decimal(arrow_type):
+        ordinal, info = _DECIMAL, f"{arrow_type.precision},{arrow_type.scale}"
+    elif t.is_date32(arrow_type):
+        ordinal = _DATE
+    elif t.is_timestamp(arrow_type):
+        ordinal = _TIMESTAMP_MICROS if arrow_type.tz else _LOCAL_TIMESTAMP_MICROS
+    return None if ordinal is None else {"typeOrdinal": ordinal, "additionalInfo": info}
 
 
 def stats_payload(
-    file_name: str, column: ColumnRange | None, column_name: str, arrow_type: pa.DataType | None, deleted: bool
+    file_name: str,
+    column: ColumnRange | None,
+    column_name: str,
+    arrow_type: pa.DataType | None,
+    deleted: bool,
+    typed: bool = False,
 ) -> dict[str, Any]:
-    """A `HoodieMetadataColumnStats` record (a deletion when `deleted`)."""
+    """A `HoodieMetadataColumnStats` record (a deletion when `deleted`; `typed`: table version 9's
+    form, see `value_type`)."""
     if column is None or arrow_type is None:
         return {
             "fileName": file_name,
@@ -152,25 +206,26 @@ def stats_payload(
     return {
         "fileName": file_name,
         "columnName": column_name,
-        "minValue": _wrapped(column.min_value, arrow_type),
-        "maxValue": _wrapped(column.max_value, arrow_type),
+        "minValue": _wrapped(column.min_value, arrow_type, typed),
+        "maxValue": _wrapped(column.max_value, arrow_type, typed),
         "valueCount": column.value_count,
         "nullCount": column.null_count,
         "totalSize": column.total_size,
         "totalUncompressedSize": column.total_uncompressed_size,
         "isDeleted": deleted,
         "isTightBound": False,
+        **({"valueType": value_type(arrow_type)} if typed else {}),
     }
 
 
 def column_stats_records(
-    partition: str, file_name: str, ranges: Sequence[ColumnRange], schema: pa.Schema
+    partition: str, file_name: str, ranges: Sequence[ColumnRange], schema: pa.Schema, typed: bool = False
 ) -> dict[str, MetadataRecord]:
-    """`column_stats` entries of one file, by metadata-table key."""
+    """`column_stats` entries of one file, by metadata-table key (`typed`: see `stats_payload`)."""
     return {
         column_stats_key(r.column, partition, file_name): new_record(
             RecordType.COLUMN_STATS,
-            ColumnStatsMetadata=stats_payload(file_name, r, r.column, schema.field(r.column).type, False),
+            ColumnStatsMetadata=stats_payload(file_name, r, r.column, schema.field(r.column).type, False, typed),
         )
         for r in ranges
     }
@@ -187,7 +242,7 @@ def deleted_stats_records(partition: str, file_name: str, columns: Sequence[str]
 
 
 def partition_stats_records(
-    partition: str, ranges: Sequence[ColumnRange], schema: pa.Schema
+    partition: str, ranges: Sequence[ColumnRange], schema: pa.Schema, typed: bool = False
 ) -> dict[str, MetadataRecord]:
     """`partition_stats` entries: one range per column for the whole partition (widened on merge)."""
     by_column: dict[str, ColumnRange] = {}
@@ -197,7 +252,7 @@ def partition_stats_records(
     return {
         partition_stats_key(c, partition): new_record(
             RecordType.PARTITION_STATS,
-            ColumnStatsMetadata=stats_payload(name, r, c, schema.field(c).type, False),
+            ColumnStatsMetadata=stats_payload(name, r, c, schema.field(c).type, False, typed),
         )
         for c, r in by_column.items()
     }
@@ -238,6 +293,8 @@ def unwrap(wrapped: Any, arrow_type: pa.DataType | None) -> Any:
         return value
     if isinstance(value, decimal.Decimal) and pa.types.is_decimal(arrow_type):
         return value
+    if isinstance(value, bytes) and pa.types.is_decimal(arrow_type):  # typed: unscaled two's complement
+        return decimal.Decimal(int.from_bytes(value, "big", signed=True)).scaleb(-arrow_type.scale)
     if pa.types.is_date(arrow_type):
         return pa.scalar(int(value), type=pa.date32()).as_py()
     if pa.types.is_timestamp(arrow_type):

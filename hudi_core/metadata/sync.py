@@ -79,7 +79,7 @@ class MetadataSync:
             return  # savepoints and restores change no files (a restore's rollbacks were synced)
         present = self.ensure_initialized(writer, state)
         writer.compact_if_due(state.timeline)
-        indexed = self._indexed(present)
+        indexed = self._indexed(present, state.config.version)
         if action is Action.CLEAN:
             update = self._clean(decode_instant_content(content, instant.requested_time), indexed, state)
         else:
@@ -94,8 +94,10 @@ class MetadataSync:
             update = commit_update(self.storage, instant.requested_time, metadata, indexed, previous, replaced, kept)
         writer.deltacommit(instant.requested_time, update, present)
 
-    def _indexed(self, present: list[MetadataPartition]) -> IndexedColumns:
-        return IndexedColumns(frozenset(present), self.settings.stats_columns, self.settings.max_stats_columns)
+    def _indexed(self, present: list[MetadataPartition], table_version: int) -> IndexedColumns:
+        return IndexedColumns(
+            frozenset(present), self.settings.stats_columns, self.settings.max_stats_columns, table_version >= 9
+        )
 
     def _rollback(self, writer: MetadataTableWriter, metadata: Mapping[str, object] | None) -> None:
         if not writer.exists() or metadata is None:
@@ -226,7 +228,12 @@ class InitialBuild:
         metadata = CommitMetadata.from_dict(
             {"partitionToWriteStats": self._stats_of_latest_files(), "compacted": False}, "initial build"
         )
-        indexed = IndexedColumns(frozenset([partition]), self.settings.stats_columns, self.settings.max_stats_columns)
+        indexed = IndexedColumns(
+            frozenset([partition]),
+            self.settings.stats_columns,
+            self.settings.max_stats_columns,
+            self.state.config.version >= 9,
+        )
         return commit_update(self.storage, self._latest_instant(), metadata, indexed, {}).records.get(partition, {})
 
     def _latest_instant(self) -> str:

@@ -76,6 +76,7 @@ class IndexedColumns:
     partitions: frozenset[MetadataPartition]
     wanted_columns: tuple[str, ...] = ()
     max_columns: int = 32
+    typed_values: bool = False  # table version 9: statistics name their value type
 
     def columns(self, schema: pa.Schema) -> list[str]:
         return indexable_columns(schema, self.wanted_columns, self.max_columns)
@@ -210,11 +211,15 @@ def _statistics(
         schemas[file.partition] = schema
         ranges_by_partition.setdefault(file.partition, []).extend(ranges)
         if MetadataPartition.COLUMN_STATS in indexed.partitions:
-            update.put(MetadataPartition.COLUMN_STATS, column_stats_records(file.partition, file.name, ranges, schema))
+            update.put(
+                MetadataPartition.COLUMN_STATS,
+                column_stats_records(file.partition, file.name, ranges, schema, indexed.typed_values),
+            )
     if MetadataPartition.PARTITION_STATS in indexed.partitions:
         for partition, ranges in ranges_by_partition.items():
             update.put(
-                MetadataPartition.PARTITION_STATS, partition_stats_records(partition, ranges, schemas[partition])
+                MetadataPartition.PARTITION_STATS,
+                partition_stats_records(partition, ranges, schemas[partition], indexed.typed_values),
             )
 
 

@@ -10,6 +10,7 @@ cannot be cast to Date` in `HoodieColumnRangeMetadata.merge`).
 from __future__ import annotations
 
 import datetime
+import decimal
 import io
 import json
 
@@ -57,3 +58,61 @@ def test_decoded_statistics_are_written_back_in_their_own_branch(table_version: 
         expected = next(r for r in RANGES if r.column == column)
         found = range_of(decoded, SCHEMA.field(column).type)
         assert found is not None and (found.min_value, found.max_value) == (expected.min_value, expected.max_value)
+
+
+# What Apache Hudi 1.2 writes at table version 9 for the minimum of each column (one row of each
+# type: b=False, i8=1, f32=1.5, bin=b"x", d=2024-01-01, dec(10,2)=-3.50, dec(30,6)=-3.5,
+# tsu=2024-01-01T01:00Z, tsntz=2024-01-01T01:00).
+TYPED_SCHEMA = pa.schema(
+    [
+        ("b", pa.bool_()),
+        ("i8", pa.int8()),
+        ("f32", pa.float32()),
+        ("bin", pa.binary()),
+        ("d", pa.date32()),
+        ("dec", pa.decimal128(10, 2)),
+        ("dec30", pa.decimal128(30, 6)),
+        ("tsu", pa.timestamp("us", tz="UTC")),
+        ("tsntz", pa.timestamp("us")),
+    ]
+)
+APACHE_V9_MINIMA = {
+    "b": (2, None, "BooleanWrapper", False),
+    "i8": (3, None, "IntWrapper", 1),
+    "f32": (5, None, "FloatWrapper", 1.5),
+    "bin": (8, None, "BytesWrapper", b"x"),
+    "d": (12, None, "IntWrapper", 19723),
+    "dec": (10, "10,2", "BytesWrapper", b"\xfe\xa2"),
+    "dec30": (10, "30,6", "BytesWrapper", b"\xca\x98 "),
+    "tsu": (16, None, "LongWrapper", 1704070800000000),
+    "tsntz": (19, None, "LongWrapper", 1704070800000000),
+}
+
+
+def test_version_9_statistics_name_their_value_type_as_apache_hudi_writes_them() -> None:
+    row = {
+        "b": False,
+        "i8": 1,
+        "f32": 1.5,
+        "bin": b"x",
+        "d": datetime.date(2024, 1, 1),
+        "dec": decimal.Decimal("-3.50"),
+        "dec30": decimal.Decimal("-3.500000"),
+        "tsu": datetime.datetime(2024, 1, 1, 1, tzinfo=datetime.UTC),
+        "tsntz": datetime.datetime(2024, 1, 1, 1),
+    }
+    ranges = [ColumnRange(c, v, v, 1, 0) for c, v in row.items()]
+    schema = metadata_record_schema(9)
+    for record in column_stats_records("p", "f.parquet", ranges, TYPED_SCHEMA, typed=True).values():
+        encoded = encode(record, schema)
+        raw = fastavro.schemaless_reader(
+            io.BytesIO(encoded), fastavro.parse_schema(json.loads(schema.stored_json)), None, return_record_name=True
+        )
+        stats = raw["ColumnStatsMetadata"]
+        stats = stats[1] if isinstance(stats, tuple) else stats
+        column = stats["columnName"]
+        ordinal, info, branch, value = APACHE_V9_MINIMA[column]
+        assert stats["valueType"][1] == {"typeOrdinal": ordinal, "additionalInfo": info}, column
+        assert stats["minValue"] == (f"org.apache.hudi.avro.model.{branch}", {"value": value}), column
+        found = range_of(decode(encoded, schema.stored_json), TYPED_SCHEMA.field(column).type)
+        assert found is not None and found.min_value == row[column], column
