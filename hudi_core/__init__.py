@@ -26,7 +26,9 @@ from hudi_core.errors import (
     WriteConflictError,
 )
 from hudi_core.file_group import FileSlice
-from hudi_core.table import HudiTable, write_hudi
+
+# The façade first: importing it loads the packages in an order their mutual imports accept.
+from hudi_core.table import HudiTable, ScanPlan, ServiceResult, TableConfig, write_hudi
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.write.client import WriteResult
 from hudi_core.write.operation import WriteOperation
@@ -47,8 +49,11 @@ __all__ = [
     "Instant",
     "InstantNotFoundError",
     "InvalidKeyError",
+    "ScanPlan",
     "SchemaError",
+    "ServiceResult",
     "State",
+    "TableConfig",
     "TableExistsError",
     "TableNotFoundError",
     "TimelineError",

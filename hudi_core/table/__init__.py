@@ -27,7 +27,8 @@ from hudi_core.config.concurrency import HudiLockConfig
 from hudi_core.config.metadata import HudiMetadataConfig
 from hudi_core.config.properties import PROPERTIES_FILE
 from hudi_core.config.read import HudiReadConfig, IncrementalFormat, QueryType
-from hudi_core.config.table import HudiTableConfig, TableConfig
+from hudi_core.config.table import HudiTableConfig
+from hudi_core.config.table import TableConfig as TableConfig  # re-exported
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.engine.arrow import iter_plan, plan_batch_reader, read_plan
 from hudi_core.errors import HudiConfigError, HudiError, TableExistsError
@@ -36,7 +37,8 @@ from hudi_core.metadata.indexing import build_metadata_partitions
 from hudi_core.metadata.validate import MetadataValidation, validate_metadata
 from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.services import archival, clean, clustering, compaction, savepoint
-from hudi_core.services.base import ServiceContext, ServiceResult
+from hudi_core.services.base import ServiceContext
+from hudi_core.services.base import ServiceResult as ServiceResult  # re-exported
 from hudi_core.services.inline import with_inline_services
 from hudi_core.services.upgrade import upgrade_if_needed
 from hudi_core.storage import Storage
@@ -44,7 +46,8 @@ from hudi_core.table.cdc import CdcReader
 from hudi_core.table.checkpoint import latest_checkpoint
 from hudi_core.table.create import table_definition, write_new_table
 from hudi_core.table.orphans import orphan_files
-from hudi_core.table.scan import ScanPlan, TableScanner
+from hudi_core.table.scan import ScanPlan as ScanPlan  # re-exported
+from hudi_core.table.scan import TableScanner
 from hudi_core.table.state import METAFOLDER, TableState, load_table_config, load_table_state
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import CommitMetadata

@@ -5,6 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pyarrow as pa
+
+import hudi_core
 
 
 def test_importing_hudi_core_loads_no_pandas_dagster_or_pyspark() -> None:
@@ -14,3 +19,15 @@ def test_importing_hudi_core_loads_no_pandas_dagster_or_pyspark() -> None:
     )
     unwanted = {name.split(".")[0] for name in loaded} & {"pandas", "dagster", "pyspark"}
     assert not unwanted, f"import hudi_core loads {sorted(unwanted)}"
+
+
+def test_the_types_the_facade_returns_are_exported(tmp_path: Path) -> None:
+    schema = pa.schema([("id", pa.string()), ("ts", pa.int64())])
+    table = hudi_core.HudiTable.create(str(tmp_path / "t"), schema, "t", ["id"], None, ["ts"], "MERGE_ON_READ")
+    result = table.upsert(pa.table({"id": ["a"], "ts": [1]}))
+    table.upsert(pa.table({"id": ["a"], "ts": [2]}))
+    assert isinstance(result, hudi_core.WriteResult)
+    assert isinstance(table.table_config, hudi_core.TableConfig)
+    assert isinstance(table.plan(), hudi_core.ScanPlan)
+    assert isinstance(table.compact(None, {"hoodie.compact.inline.max.delta.commits": "1"}), hudi_core.ServiceResult)
+    assert {"ScanPlan", "ServiceResult", "TableConfig", "WriteResult"} <= set(hudi_core.__all__)
