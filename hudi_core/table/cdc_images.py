@@ -19,17 +19,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.file_group.log_file.cdc import struct_images
+
+__all__ = ["json_images", "struct_images"]
+
 _CONTROL = "[\\x00-\\x1f]"
-
-
-def struct_images(rows: pa.Table, present: np.ndarray) -> pa.StructArray:
-    """Each row's columns as a struct; null where `present` is False."""
-    flat = rows.combine_chunks()
-    return pa.StructArray.from_arrays(
-        [flat.column(i).combine_chunks() for i in range(flat.num_columns)],
-        fields=list(rows.schema),
-        mask=pa.array(~present, pa.bool_()),
-    )
 
 
 def json_images(rows: pa.Table, present: np.ndarray) -> pa.Array:

@@ -100,7 +100,8 @@ class ChangeRecords:
         return len(self.ops)
 
 
-def _image(rows: pa.Table, present: np.ndarray) -> pa.StructArray:
+def struct_images(rows: pa.Table, present: np.ndarray) -> pa.StructArray:
+    """Each row's columns as a struct; null where `present` is False (CDC before/after images)."""
     flat = rows.combine_chunks()
     return pa.StructArray.from_arrays(
         [flat.column(i).combine_chunks() for i in range(flat.num_columns)],
@@ -120,10 +121,10 @@ def cdc_block(instant_time: str, mode: CdcLoggingMode, data_schema: dict[str, An
         columns[RECORD_KEY] = changes.keys
     if mode is not CdcLoggingMode.OP_KEY_ONLY:
         assert changes.before is not None
-        columns[BEFORE] = _image(changes.before, ops != INSERT)
+        columns[BEFORE] = struct_images(changes.before, ops != INSERT)
     if mode is CdcLoggingMode.DATA_BEFORE_AFTER:
         assert changes.after is not None
-        columns[AFTER] = _image(changes.after, ops != DELETE)
+        columns[AFTER] = struct_images(changes.after, ops != DELETE)
     return avro_data_block(instant_time, schema, pa.table(columns), BlockType.CDC_DATA)
 
 
