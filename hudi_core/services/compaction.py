@@ -21,7 +21,6 @@ log, as Hudi does for Merge-on-Read tables.
 from __future__ import annotations
 
 import json
-import posixpath
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,7 +36,6 @@ from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.parquet import read_parquet
 from hudi_core.file_group.log_file.format import HeaderKey
 from hudi_core.file_group.log_file.scanner import scan_log_files
-from hudi_core.file_group.log_file.writer import avro_data_block, delete_block, new_log_file_name
 from hudi_core.file_group.naming import log_file_version
 from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest, read_log_chunks
 from hudi_core.merge.record_merger import merge_log_chunks
@@ -57,7 +55,7 @@ from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import latest_time_on, new_instant_time
 from hudi_core.write import crash
 from hudi_core.write.client import check_writable, write_context
-from hudi_core.write.handles import WriteContext, change_records, write_base, write_cdc_log
+from hudi_core.write.handles import WriteContext, change_records, log_blocks, write_base, write_cdc_log, write_log_file
 from hudi_core.write.markers import IOType, Markers
 
 LOG_COMPACTION_EXECUTOR = "org.apache.hudi.table.action.compact.LogCompactionExecutionHelper"
@@ -283,24 +281,17 @@ def log_compact_file_group(task: _Task) -> WriteStat:
     chunks = read_log_chunks(storage, paths, task.request.visibility)
     replaced = list(dict.fromkeys(b.instant_time for b, _ in reversed(chunks) if b.instant_time))
     merged = merge_log_chunks([chunk for _, chunk in chunks], task.request.merge)
-    writer_schema = with_meta_fields_avro(context.avro_schema)
     instant = context.instant_time
-    blocks = []
-    if merged.rows.num_rows:
-        rows = merged.rows.select(context.full_schema.names).cast(context.full_schema)
-        blocks.append(avro_data_block(instant, writer_schema, rows, compacted_times=replaced))
-    if len(merged.deleted_keys):
-        count = len(merged.deleted_keys)
-        ordering = merged.delete_ordering if context.ordering_field else None
-        keys = merged.deleted_keys.to_pylist()
-        blocks.append(
-            delete_block(instant, writer_schema, keys, [op.partition_path] * count, ordering, compacted_times=replaced)
-        )
-    name = new_log_file_name(storage, op.partition_path, op.file_id, instant, task.write_token)
-    path = posixpath.join(op.partition_path, name)
-    Markers(storage, instant).create(path, IOType.APPEND)
-    content = b"".join(blocks)
-    storage.write_bytes(path, content)
+    content = log_blocks(
+        instant,
+        with_meta_fields_avro(context.avro_schema),
+        merged.rows.select(context.full_schema.names).cast(context.full_schema),
+        merged.deleted_keys.to_pylist(),
+        op.partition_path,
+        merged.delete_ordering if context.ordering_field else None,
+        compacted_times=replaced,
+    )
+    path, name = write_log_file(storage, instant, op.partition_path, op.file_id, task.write_token, content)
     crash.crash_point(f"{context.crash_prefix}.after_first_file")
     return WriteStat(
         file_id=op.file_id,

@@ -16,6 +16,7 @@ prunes by. Row order within a base file is not part of the format.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -329,6 +330,51 @@ def change_records(
     )
 
 
+def write_log_file(
+    storage: Storage,
+    instant_time: str,
+    partition_path: str,
+    file_id: str,
+    write_token: str,
+    content: bytes,
+    io_type: IOType = IOType.APPEND,
+    cdc: bool = False,
+) -> tuple[str, str]:
+    """Names the file group's next log file of `instant_time`, marks it and writes `content`
+    (every block it holds); returns its path and name."""
+    name = new_log_file_name(storage, partition_path, file_id, instant_time, write_token, cdc=cdc)
+    path = posixpath.join(partition_path, name)
+    Markers(storage, instant_time).create(path, io_type)
+    storage.write_bytes(path, content)
+    return path, name
+
+
+def log_blocks(
+    instant_time: str,
+    writer_schema: dict[str, Any],
+    rows: pa.Table,
+    deleted_keys: Sequence[str],
+    partition_path: str,
+    delete_ordering: pa.Array | None,
+    parquet_compression: str | None = None,
+    compacted_times: Sequence[str] = (),
+) -> bytes:
+    """A log file's content: a data block of `rows` (Parquet when `parquet_compression` is given,
+    else Avro) and a delete block of `deleted_keys`, each only when not empty."""
+    blocks = []
+    if rows.num_rows:
+        if parquet_compression is not None:
+            blocks.append(parquet_data_block(instant_time, writer_schema, rows, parquet_compression))
+        else:
+            blocks.append(avro_data_block(instant_time, writer_schema, rows, compacted_times=compacted_times))
+    if deleted_keys:
+        partitions = [partition_path] * len(deleted_keys)
+        blocks.append(
+            delete_block(instant_time, writer_schema, deleted_keys, partitions, delete_ordering, compacted_times)
+        )
+    return b"".join(blocks)
+
+
 def write_cdc_log(
     storage: Storage,
     context: WriteContext,
@@ -339,11 +385,10 @@ def write_cdc_log(
 ) -> dict[str, int]:
     """Writes the `.cdc` log of a rewritten file group; returns its write-stat entry (path -> size)."""
     assert context.cdc_mode is not None
-    name = new_log_file_name(storage, partition_path, file_id, context.instant_time, write_token, cdc=True)
-    path = posixpath.join(partition_path, name)
-    Markers(storage, context.instant_time).create(path, IOType.MERGE)
     content = cdc_block(context.instant_time, context.cdc_mode, context.avro_schema, changes)
-    storage.write_bytes(path, content)
+    path, _ = write_log_file(
+        storage, context.instant_time, partition_path, file_id, write_token, content, IOType.MERGE, cdc=True
+    )
     return {path: len(content)}
 
 
@@ -352,31 +397,20 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
     deleted = records.column(DELETED)
     updates = records.filter(pc.invert(deleted))
     deletes = records.filter(deleted)
-    writer_schema = with_meta_fields_avro(context.avro_schema)
-    blocks = []
-    if updates.num_rows:
-        rows = _meta_rows(context, task, updates, task.file_id)
-        if context.log_block_format is LogBlockFormat.PARQUET:
-            blocks.append(parquet_data_block(context.instant_time, writer_schema, rows, context.compression))
-        else:
-            blocks.append(avro_data_block(context.instant_time, writer_schema, rows))
-    if deletes.num_rows:
-        field = context.ordering_field
-        ordering = deletes.column(field).combine_chunks() if field and field in deletes.column_names else None
-        blocks.append(
-            delete_block(
-                context.instant_time,
-                writer_schema,
-                deletes.column(KEY).to_pylist(),
-                [task.partition_path] * deletes.num_rows,
-                ordering,
-            )
-        )
-    name = new_log_file_name(storage, task.partition_path, task.file_id, context.instant_time, task.write_token)
-    path = posixpath.join(task.partition_path, name)
-    Markers(storage, context.instant_time).create(path, IOType.APPEND)
-    content = b"".join(blocks)
-    storage.write_bytes(path, content)
+    field = context.ordering_field
+    ordering = deletes.column(field).combine_chunks() if field and field in deletes.column_names else None
+    content = log_blocks(
+        context.instant_time,
+        with_meta_fields_avro(context.avro_schema),
+        _meta_rows(context, task, updates, task.file_id) if updates.num_rows else updates,
+        deletes.column(KEY).to_pylist(),
+        task.partition_path,
+        ordering,
+        context.compression if context.log_block_format is LogBlockFormat.PARQUET else None,
+    )
+    path, name = write_log_file(
+        storage, context.instant_time, task.partition_path, task.file_id, task.write_token, content
+    )
     crash.crash_point(f"{context.crash_prefix}.after_first_file")
     # With CDC on, Apache Hudi's stat names the slice the log joins (its CDC reader takes the records'
     # before images from it); without, only the log file, its own instant as the previous commit.
