@@ -11,6 +11,7 @@ import pytest
 
 from hudi_core import HudiConfigError, HudiTable, InvalidKeyError, write_hudi
 from hudi_core import spark as hudi_spark
+from hudi_core.index.consistent_hashing import HashingMetadata
 from tests import hudi_rs
 from tests.model import TRIPS_SCHEMA, TableModel, canonical, table_rows
 
@@ -139,3 +140,33 @@ def test_bad_input_leaves_the_table_unchanged(spark: Any, tmp_path: Path) -> Non
     with pytest.raises(HudiConfigError):
         hudi_spark.write(good, path, {**_options("MERGE_ON_READ", "upsert"), "hoodie.no.such.option": "1"})
     assert sorted((tmp_path / "bad").rglob("*")) == before
+
+
+def test_the_spark_engine_routes_by_consistent_hashing_rings_as_the_arrow_engine(spark: Any, tmp_path: Path) -> None:
+    """Executors route by the rings the driver loaded or created: both engines name the same file
+    groups (ring nodes) for the same rows, and the tables read alike."""
+    ring_options = {
+        "hoodie.index.type": "BUCKET",
+        "hoodie.index.bucket.engine": "CONSISTENT_HASHING",
+        "hoodie.bucket.index.num.buckets": "4",
+    }
+    rng = random.Random("consistent-hashing-spark")
+    rows = [
+        {"id": f"k{i:03d}", "ts": 1, "city": ["sf", "nyc"][i % 2], "fare": round(rng.uniform(1, 99), 2)}
+        for i in range(40)
+    ]
+    updates = [{**r, "ts": 2, "fare": 0.5} for r in rng.sample(rows, 10)]
+    paths = {"spark": str(tmp_path / "spark"), "arrow": str(tmp_path / "arrow")}
+    for batch, operation in ((rows, "insert"), (updates, "upsert")):
+        options = {**_options("MERGE_ON_READ", operation), **ring_options}
+        frame = spark.createDataFrame([tuple(r[c] for c in COLUMNS) for r in batch], DDL)
+        hudi_spark.write(frame, paths["spark"], options)
+        write_hudi(paths["arrow"], pa.Table.from_pylist(batch, schema=SCHEMA), options)
+    groups = {
+        engine: {(s.partition_path, s.file_id) for s in HudiTable(path).file_slices()} for engine, path in paths.items()
+    }
+    assert groups["spark"] == groups["arrow"]
+    rings = {(city, n.file_id) for city in ("sf", "nyc") for n in HashingMetadata.initial(city, 4).nodes}
+    assert groups["spark"] <= rings
+    snapshots = {engine: canonical(table_rows(HudiTable(path).read(), COLUMNS)) for engine, path in paths.items()}
+    assert snapshots["spark"] == snapshots["arrow"]
