@@ -206,7 +206,7 @@ def partition_ring(
     Raises:
         HudiConfigError: a live file group is no node of the ring.
     """
-    ring = load_or_create_ring(storage, partition, timeline, num_buckets)
+    ring = load_or_create_ring(storage, partition, timeline, num_buckets, {s.file_id for s in slices})
     nodes = {n.file_id for n in ring.nodes}
     for file_slice in slices:
         if file_slice.file_id not in nodes:

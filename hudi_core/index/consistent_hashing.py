@@ -14,7 +14,7 @@ ring of `hoodie.bucket.index.num.buckets` equal ranges, whose file id prefixes a
 of the partition and the range, so every writer creating it writes the same file.
 
 Resizing (splitting and merging buckets by clustering) is Apache Hudi's; a partition with a resize
-in flight, or with hashing metadata that is neither committed nor pending, is refused.
+in flight is refused.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import hashlib
 import json
 import posixpath
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -147,35 +147,51 @@ def metadata_dir(partition: str) -> str:
     return posixpath.join(HASHING_METADATA_DIR, partition) if partition else HASHING_METADATA_DIR
 
 
-def load_ring(storage: Storage, partition: str, timeline: Timeline) -> HashingMetadata | None:
+def load_ring(
+    storage: Storage, partition: str, timeline: Timeline, live_file_ids: Collection[str] = ()
+) -> HashingMetadata | None:
     """The partition's latest committed hashing metadata (None when it has none).
 
+    Metadata newer than the latest committed file is Apache Hudi's `ConsistentBucketIndexUtils`
+    case: a resize whose instant is still pending is refused; one whose instant the timeline no
+    longer knows counts when one of its file groups is live (the resize completed, its marker was
+    lost), and is ignored otherwise (a resize rolled back or abandoned).
+
     Raises:
-        UnsupportedFeatureError: metadata newer than the committed one belongs to a resize still
-            pending, or to none the timeline knows (Apache Hudi repairs that on its next write).
+        UnsupportedFeatureError: a resize of the partition is pending.
     """
     directory = metadata_dir(partition)
     names = {e.name for e in storage.list_dir(directory) if not e.is_dir}
     instants = sorted(n[: -len(METADATA_SUFFIX)] for n in names if n.endswith(METADATA_SUFFIX))
     completed = {i.requested_time for i in timeline.completed()}
+    pending = {i.requested_time for i in timeline.pending()}
     committed = [i for i in instants if i == INITIAL_INSTANT or f"{i}{COMMIT_SUFFIX}" in names or i in completed]
     if not committed:
         return None
-    latest = committed[-1]
-    newer = [i for i in instants if i > latest]
-    if newer:
-        raise UnsupportedFeatureError(
-            f"partition {partition!r} has consistent-hashing metadata {newer[-1]}{METADATA_SUFFIX} of a bucket resize "
-            "that is pending or was never committed; complete or roll it back with Apache Hudi before writing"
-        )
-    path = posixpath.join(directory, f"{latest}{METADATA_SUFFIX}")
+    latest = _read(storage, directory, committed[-1])
+    for instant in (i for i in instants if i > latest.instant):
+        if instant in pending:
+            raise UnsupportedFeatureError(
+                f"partition {partition!r} is being resized by the pending instant {instant} (its consistent-hashing "
+                f"metadata {instant}{METADATA_SUFFIX}); complete or roll it back with Apache Hudi before writing"
+            )
+        candidate = _read(storage, directory, instant)
+        if any(n.file_id in live_file_ids for n in candidate.nodes):
+            latest = candidate
+    return latest
+
+
+def _read(storage: Storage, directory: str, instant: str) -> HashingMetadata:
+    path = posixpath.join(directory, f"{instant}{METADATA_SUFFIX}")
     return HashingMetadata.from_json(storage.read_bytes(path), storage.full_path(path))
 
 
-def load_or_create_ring(storage: Storage, partition: str, timeline: Timeline, num_buckets: int) -> HashingMetadata:
-    """The partition's committed ring, or its initial ring, written now (its content is the same for
-    every writer, so concurrent creators agree)."""
-    ring = load_ring(storage, partition, timeline)
+def load_or_create_ring(
+    storage: Storage, partition: str, timeline: Timeline, num_buckets: int, live_file_ids: Collection[str] = ()
+) -> HashingMetadata:
+    """The partition's committed ring (see `load_ring`), or its initial ring, written now (its content
+    is the same for every writer, so concurrent creators agree)."""
+    ring = load_ring(storage, partition, timeline, live_file_ids)
     if ring is not None:
         return ring
     ring = HashingMetadata.initial(partition, num_buckets)
