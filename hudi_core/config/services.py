@@ -23,7 +23,21 @@ from hudi_core.config import (
 )
 from hudi_core.config.write import HudiIndexConfig
 from hudi_core.errors import HudiConfigError
-from hudi_core.services.layout import parse_layout_strategy
+
+
+class LayoutStrategy(enum.Enum):
+    LINEAR = "linear"
+    ZORDER = "z-order"
+    HILBERT = "hilbert"
+
+
+def parse_layout_strategy(raw: str) -> LayoutStrategy:
+    value = raw.strip().lower().replace("_", "-")
+    aliases = {"zorder": "z-order", "z": "z-order"}
+    try:
+        return LayoutStrategy(aliases.get(value, value))
+    except ValueError:
+        raise HudiConfigError(f"unknown layout optimization strategy {raw!r}: use linear, z-order or hilbert") from None
 
 
 class CompactionTrigger(enum.Enum):

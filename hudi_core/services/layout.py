@@ -10,7 +10,6 @@ row with numpy: Z-order interleaves the bits, Hilbert follows Skilling's transfo
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,24 +17,12 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.config.services import LayoutStrategy, parse_layout_strategy
 from hudi_core.errors import HudiConfigError
 
+__all__ = ["BITS", "LayoutStrategy", "parse_layout_strategy", "sort_indices"]
+
 BITS = 16  # per column: 2..4 columns fit a 64-bit curve value
-
-
-class LayoutStrategy(enum.Enum):
-    LINEAR = "linear"
-    ZORDER = "z-order"
-    HILBERT = "hilbert"
-
-
-def parse_layout_strategy(raw: str) -> LayoutStrategy:
-    value = raw.strip().lower().replace("_", "-")
-    aliases = {"zorder": "z-order", "z": "z-order"}
-    try:
-        return LayoutStrategy(aliases.get(value, value))
-    except ValueError:
-        raise HudiConfigError(f"unknown layout optimization strategy {raw!r}: use linear, z-order or hilbert") from None
 
 
 def sort_indices(table: pa.Table, columns: Sequence[str], strategy: LayoutStrategy) -> pa.Array:
