@@ -32,6 +32,8 @@ from hudi_core.config.table import (
     parse_table_type,
 )
 
+CONSISTENT_HASHING: Final = "CONSISTENT_HASHING"  # the bucket index engine of hash rings
+
 # Bloom filter type codes Hudi writes in Parquet footers (`BloomFilterTypeCode`).
 BLOOM_FILTER_TYPES: Final = ("DYNAMIC_V0", "SIMPLE")
 
@@ -289,7 +291,7 @@ class HudiIndexConfig:
     )
     BUCKET_ENGINE = option(
         "hoodie.index.bucket.engine",
-        one_of("SIMPLE", "CONSISTENT_HASHING"),
+        one_of("SIMPLE", CONSISTENT_HASHING),
         "SIMPLE",
         "Bucket index engine: SIMPLE (bucket = hash % buckets) or CONSISTENT_HASHING (a hash ring per "
         "partition, Merge-on-Read only; resizing the rings is Apache Hudi's clustering).",

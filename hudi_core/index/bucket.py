@@ -26,15 +26,13 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.config.write import HudiIndexConfig
+from hudi_core.config.write import CONSISTENT_HASHING, HudiIndexConfig
 from hudi_core.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import visible_instants
 from hudi_core.index.consistent_hashing import HashingMetadata, hash_values, load_or_create_ring
 from hudi_core.storage import Storage
 from hudi_core.timeline import Timeline
-
-CONSISTENT_HASHING = "CONSISTENT_HASHING"
 
 _MASK32 = 0xFFFFFFFF
 

@@ -47,6 +47,7 @@ from hudi_core.config.concurrency import HudiLockConfig
 from hudi_core.config.properties import PROPERTIES_NAME
 from hudi_core.config.table import KEY_GENERATOR_CLASSES, HudiTableConfig, TableConfig, TableType, payload_merge_mode
 from hudi_core.config.write import (
+    CONSISTENT_HASHING,
     WRITABLE_TABLE_VERSIONS,
     FailedWritesCleanPolicy,
     HudiIndexConfig,
@@ -382,7 +383,7 @@ class WriteClient:
         )
         hash_fields = configs.get(HudiIndexConfig.BUCKET_HASH_FIELD)
         bucket_engine = configs.value(HudiIndexConfig.BUCKET_ENGINE)
-        if index_type == "BUCKET" and bucket_engine == "CONSISTENT_HASHING" and not config.is_mor:
+        if index_type == "BUCKET" and bucket_engine == CONSISTENT_HASHING and not config.is_mor:
             # Hudi's rule: a Copy-on-Write write rewrites base files, which a bucket resize cannot follow.
             raise HudiConfigError(
                 f"{HudiIndexConfig.BUCKET_ENGINE.key}=CONSISTENT_HASHING needs a MERGE_ON_READ table; "
