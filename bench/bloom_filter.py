@@ -1,4 +1,4 @@
-"""Benchmark: building, serializing and probing Hudi bloom filters (hudi_core.index.bloom_filter).
+"""Benchmark: building, serializing and probing Hudi bloom filters (hudi_core.file_group.base_file.bloom_filter).
 
 Run: `python -m bench.bloom_filter [--repeat N]`. Uses random UUID record keys and Hudi's default
 filter (DYNAMIC_V0, 60000 entries, fpp 1e-9, at most 100000 entries): 60k keys (one full row) and
@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 import pyarrow as pa
 
-from hudi_core.index.bloom_filter import BloomFilter
+from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 
 
 def _uuids(count: int, seed: int) -> pa.Array:

@@ -29,8 +29,8 @@ from hudi_core.file_group.log_file.blocks import decode_data_block
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey, encode_block
 from hudi_core.file_group.log_file.reader import read_log_blocks
 from hudi_core.file_group.log_file.scanner import BlockVisibility
-from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest
 from hudi_core.keygen import RecordKeySpec
+from hudi_core.merge.file_group_reader import FileGroupReader, SliceReadRequest
 from hudi_core.merge.record_merger import MergeSpec
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.storage import Storage

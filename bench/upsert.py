@@ -52,8 +52,7 @@ from deltalake import DeltaTable, write_deltalake
 from pyinstrument import Profiler
 
 from bench.trips import trips, updates
-from hudi_core import HudiTable
-from hudi_core.engine import arrow as arrow_engine
+from hudi_core import HudiTable, parallel
 from hudi_core.file_group.base_file import parquet_writer
 from hudi_core.write.client import WriteResult
 
@@ -214,7 +213,7 @@ def raw_rewrite(batch: pa.Table, files: Callable[[], Sequence[str]], codec: Call
         return matched
 
     def run(table_dir: Path) -> int:
-        with ThreadPoolExecutor(max_workers=arrow_engine.default_parallelism()) as pool:
+        with ThreadPoolExecutor(max_workers=parallel.default_parallelism()) as pool:
             return sum(pool.map(lambda relative: rewrite(table_dir, relative), files()))
 
     return run
@@ -226,7 +225,7 @@ def raw_key_read(table_dir: Path) -> int:
     def keys(path: Path) -> int:
         return pq.ParquetFile(path).read(columns=["_hoodie_record_key"]).num_rows
 
-    with ThreadPoolExecutor(max_workers=arrow_engine.default_parallelism()) as pool:
+    with ThreadPoolExecutor(max_workers=parallel.default_parallelism()) as pool:
         return sum(pool.map(keys, sorted(table_dir.rglob("*.parquet"))))
 
 
@@ -248,7 +247,7 @@ def raw_write_only(files: Callable[[], Sequence[str]], codec: Callable[[], str])
             return loaded[relative].num_rows
 
         start = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=arrow_engine.default_parallelism()) as pool:
+        with ThreadPoolExecutor(max_workers=parallel.default_parallelism()) as pool:
             rows = sum(pool.map(write, loaded))
         return PartTimed(time.perf_counter() - start, rows)
 
@@ -423,8 +422,8 @@ def top_costs(root: Any, count: int = 15) -> str:
 
 def profile_upserts(paths: Mapping[str, Path], scratch: Path, batch: pa.Table, options: Mapping[str, str]) -> None:
     PROFILE_DIR.mkdir(exist_ok=True)
-    original = arrow_engine.default_parallelism
-    arrow_engine.default_parallelism = lambda: 1
+    original = parallel.default_parallelism
+    parallel.default_parallelism = lambda: 1
     try:
         for kind, label in (("cow", "CoW"), ("mor", "MoR")):
             target = scratch / f"profile_{kind}"
@@ -450,7 +449,7 @@ def profile_upserts(paths: Mapping[str, Path], scratch: Path, batch: pa.Table, o
             out.write_text(f"our {label} upsert, one thread, {wall:.2f} s wall\n\n{text}\n\n{tree}")
             print(f"  full profile: {out}")
     finally:
-        arrow_engine.default_parallelism = original
+        parallel.default_parallelism = original
 
 
 # ---- main -----------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -115,6 +115,23 @@ class ApacheHudi:
     def write_files(self, path: Path | str, source: Path, options: Mapping[str, str], mode: str = "append") -> None:
         """Writes the rows of Parquet `source` (a file or a folder of files) as they are, without a copy."""
         self._request({"op": "write", "path": str(path), "input": str(source), "options": dict(options), "mode": mode})
+
+    def write_concurrently(
+        self, path: Path | str, batches: Sequence[tuple[pa.Table, Mapping[str, str]]], start_each_after: str
+    ) -> None:
+        """Writes each (rows, options) batch to `path` from its own thread of the one Spark application,
+        each next one once a new file matching glob `start_each_after` (its predecessor's requested
+        instant) appears: concurrent writers, as two jobs of one cluster are."""
+        sources = [self._scratch(f"write-{n}.parquet") for n in range(len(batches))]
+        try:
+            writes = []
+            for source, (rows, options) in zip(sources, batches, strict=True):
+                pq.write_table(rows, source)
+                writes.append({"path": str(path), "input": str(source), "options": dict(options), "mode": "append"})
+            self._request({"op": "concurrent_writes", "writes": writes, "start_each_after": start_each_after})
+        finally:
+            for source in sources:
+                source.unlink(missing_ok=True)
 
     def scan(self, path: Path | str, options: Mapping[str, str] | None = None) -> None:
         """Reads every row and column into Spark's no-op sink (a read measured without its result)."""

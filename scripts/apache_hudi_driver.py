@@ -11,6 +11,8 @@ request per stdin line with one JSON answer per stdout line, in order:
     {"op": "write", "path": P, "input": PARQUET, "options": {...}, "mode": "append"}
     {"op": "read", "path": P, "options": {...}, "output": DIR}   -> {"output": DIR}
     {"op": "scan", "path": P, "options": {...}}                  (every row into the no-op sink)
+    {"op": "concurrent_writes", "writes": [WRITE, ...], "start_each_after": GLOB}
+                                     (one thread each; the next starts once a new GLOB file appears)
     {"op": "sql", "text": "CALL ...", "output": DIR}             -> {"output": DIR or null}
     {"op": "stop"}
 
@@ -23,9 +25,11 @@ Everything else the JVM or Python prints goes to stderr, which the caller keeps 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -94,6 +98,35 @@ class Driver:
         writer.mode(request.get("mode", "append")).save(request["path"])
         return {}
 
+    def concurrent_writes(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Concurrent writers in this one Spark session, one thread each (Spark runs their jobs side
+        by side). Each next writer starts once a file matching `start_each_after` appears that was not
+        there when the previous one started (its instant is requested), or after a minute."""
+        failures: list[BaseException] = []
+
+        def run(write: dict[str, Any]) -> None:
+            try:
+                self.write(write)
+            except BaseException as exc:  # re-raised below, on the serving thread
+                failures.append(exc)
+
+        pattern = request.get("start_each_after")
+        threads: list[threading.Thread] = []
+        before: set[str] = set()
+        for write in request["writes"]:
+            if threads and pattern:
+                deadline = time.monotonic() + 60
+                while set(glob.glob(pattern)) == before and threads[-1].is_alive() and time.monotonic() < deadline:
+                    time.sleep(0.02)
+            before = set(glob.glob(pattern)) if pattern else set()
+            threads.append(threading.Thread(target=run, args=(write,)))
+            threads[-1].start()
+        for thread in threads:
+            thread.join()
+        if failures:
+            raise failures[0]
+        return {}
+
     def scan(self, request: dict[str, Any]) -> dict[str, Any]:
         frame = self.spark.read.format("hudi").options(**request.get("options", {})).load(request["path"])
         frame.write.format("noop").mode("overwrite").save()
@@ -116,7 +149,13 @@ class Driver:
 
 
 def serve(driver: Driver, requests: TextIO, answers: TextIO) -> None:
-    handlers = {"write": driver.write, "read": driver.read, "scan": driver.scan, "sql": driver.sql}
+    handlers = {
+        "write": driver.write,
+        "concurrent_writes": driver.concurrent_writes,
+        "read": driver.read,
+        "scan": driver.scan,
+        "sql": driver.sql,
+    }
     for line in requests:
         if not line.strip():
             continue

@@ -158,9 +158,9 @@ def _start_profiler() -> Any:
     so pooled work shows up where it happens instead of as waiting."""
     from pyinstrument import Profiler  # noqa: PLC0415 - only profiling runs need it
 
-    from hudi_core.engine import arrow as arrow_engine  # noqa: PLC0415
+    from hudi_core import parallel  # noqa: PLC0415
 
-    arrow_engine.default_parallelism = lambda: 1
+    parallel.default_parallelism = lambda: 1
     profiler = Profiler(interval=0.001)
     profiler.start()
     return profiler

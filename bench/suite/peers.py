@@ -34,7 +34,7 @@ from bench.upsert import create_hudi as _create_hudi
 from bench.upsert import delta_merge as _delta_merge
 from bench.upsert import gzip_level, replace_rows
 from hudi_core import HudiTable
-from hudi_core.engine.arrow import default_parallelism
+from hudi_core.parallel import default_parallelism
 
 if TYPE_CHECKING:
     from pyiceberg.catalog.sql import SqlCatalog

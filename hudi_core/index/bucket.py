@@ -27,10 +27,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.config.write import CONSISTENT_HASHING, HudiIndexConfig
-from hudi_core.errors import HudiConfigError, UnsupportedFeatureError
+from hudi_core.errors import HudiConfigError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import visible_instants
-from hudi_core.index.consistent_hashing import HashingMetadata, hash_values, load_or_create_ring
+from hudi_core.index.consistent_hashing import HashingMetadata, hash_values, load_or_create_ring, replacing_refused
 from hudi_core.storage import Storage
 from hudi_core.timeline import Timeline
 
@@ -153,10 +153,7 @@ class PartitionRing:
 
     def file_ids(self, hash_keys: Sequence[pa.Array], fresh: bool) -> list[str]:
         if fresh:
-            raise UnsupportedFeatureError(
-                "writes that replace file groups (insert_overwrite, delete_partition) are not supported with "
-                f"{HudiIndexConfig.BUCKET_ENGINE.key}=CONSISTENT_HASHING: the ring names each bucket's one file group"
-            )
+            raise replacing_refused()
         return self.ring.file_ids(hash_values(hash_keys))
 
 
@@ -219,10 +216,14 @@ def bucket_layout(
     timeline: Timeline,
     num_buckets: int,
     engine: str = "SIMPLE",
+    fresh: bool = False,
 ) -> dict[str, PartitionBucketing]:
     """The bucket file groups of `partitions`: `slices` holds their latest slices, the replacecommits
-    of `timeline` name their replaced file groups; `engine` is `hoodie.index.bucket.engine`."""
+    of `timeline` name their replaced file groups; `engine` is `hoodie.index.bucket.engine`; `fresh`:
+    for a write that replaces the partitions' file groups (refused by rings, before any is created)."""
     if engine == CONSISTENT_HASHING:
+        if fresh:
+            raise replacing_refused()
         return {p: partition_ring(storage, p, slices.get(p, ()), timeline, num_buckets) for p in partitions}
     replaced_in: dict[str, set[str]] = {}
     for partition, file_id in visible_instants(timeline, timeline.completed_data_instants(), None).replaced:

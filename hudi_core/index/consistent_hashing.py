@@ -23,7 +23,7 @@ import hashlib
 import json
 import posixpath
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import xxhash
 
+from hudi_core.config.write import HudiIndexConfig
 from hudi_core.errors import HudiConfigError, UnsupportedFeatureError
 from hudi_core.storage import Storage
 from hudi_core.timeline import Timeline
@@ -145,6 +146,27 @@ def hash_values(hash_keys: Sequence[pa.Array]) -> npt.NDArray[np.int64]:
 
 def metadata_dir(partition: str) -> str:
     return posixpath.join(HASHING_METADATA_DIR, partition) if partition else HASHING_METADATA_DIR
+
+
+def replacing_refused() -> UnsupportedFeatureError:
+    """The error of a write that would replace file groups a ring names."""
+    return UnsupportedFeatureError(
+        "writes that replace file groups (insert_overwrite, delete_partition) are not supported with "
+        f"{HudiIndexConfig.BUCKET_ENGINE.key}=CONSISTENT_HASHING: the ring names each bucket's one file group"
+    )
+
+
+def refuse_replacing_rings(storage: Storage, partitions: Iterable[str]) -> None:
+    """Refuses replacing the file groups of partitions that have hashing metadata, whatever index the
+    write names: the next consistent-hashing write would follow the ring into the replaced file
+    groups, where its records are invisible.
+
+    Raises:
+        UnsupportedFeatureError: one of `partitions` has a ring.
+    """
+    for partition in partitions:
+        if any(e.name.endswith(METADATA_SUFFIX) for e in storage.list_dir(metadata_dir(partition))):
+            raise replacing_refused()
 
 
 def load_ring(

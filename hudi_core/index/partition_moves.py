@@ -20,11 +20,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.config.table import RecordMergeMode, TableConfig
-from hudi_core.engine.arrow import ordered_map
 from hudi_core.file_group import FileSlice
-from hudi_core.file_group.reader import FileGroupReader
 from hudi_core.index.tagger import IndexSpec, Tags
 from hudi_core.keygen import KeyGenerator, RecordKeySpec
+from hudi_core.merge.file_group_reader import FileGroupReader
+from hudi_core.parallel import ordered_map
 from hudi_core.storage import Storage
 from hudi_core.table.scan import ScanPlan, TableScanner
 from hudi_core.timeline import Timeline

@@ -21,17 +21,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.config.write import HudiIndexConfig
-from hudi_core.engine.arrow import ordered_map
 from hudi_core.errors import HudiConfigError, TimelineChangedError
 from hudi_core.file_group import FileSlice
+from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 from hudi_core.file_group.base_file.parquet import open_parquet, read_parquet
-from hudi_core.index.bloom_filter import BloomFilter
 from hudi_core.index.bucket import bucket_layout, bucket_targets
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.metadata.keys import bloom_filter_key
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import KeyFilter
 from hudi_core.metadata.record_index import epoch_ms, location_of, written_at
+from hudi_core.parallel import ordered_map
 from hudi_core.schema.meta_fields import RECORD_KEY
 from hudi_core.storage import Storage
 from hudi_core.table.listing import metadata_index_reader
@@ -213,7 +213,7 @@ def tag_buckets(
     (`fresh`: new ones for every bucket, for writes that replace the partitions' file groups)."""
     partitions = pc.cast(incoming_partitions, pa.string())
     written = pc.unique(partitions).to_pylist()
-    layout = bucket_layout(storage, written, slices, timeline, index.bucket_count, index.bucket_engine)
+    layout = bucket_layout(storage, written, slices, timeline, index.bucket_count, index.bucket_engine, fresh)
     hash_fields = index.bucket_hash_fields or keys.fields
     targets = bucket_targets(incoming_keys, partitions, hash_fields, layout, fresh)
     return Tags(targets, partitions.combine_chunks() if isinstance(partitions, pa.ChunkedArray) else partitions)

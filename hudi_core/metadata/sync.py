@@ -22,7 +22,7 @@ from hudi_core.config.metadata import HudiMetadataConfig
 from hudi_core.config.table import RecordMergeMode
 from hudi_core.file_group.fs_view import visible_instants
 from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_name
-from hudi_core.file_group.reader import FileGroupReader
+from hudi_core.merge.file_group_reader import FileGroupReader
 from hudi_core.metadata.column_stats import indexable_columns
 from hudi_core.metadata.partitions import ORDER, MetadataPartition
 from hudi_core.metadata.reader import METADATA_DIR

@@ -30,11 +30,11 @@ import pyarrow as pa
 
 from hudi_core.config.services import HudiClusteringConfig, refuse_bucket_index_clustering
 from hudi_core.config.write import HudiWriteConfig
-from hudi_core.engine.arrow import ordered_map
 from hudi_core.errors import HudiConfigError, HudiError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_name
-from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest
+from hudi_core.merge.file_group_reader import FileGroupReader, SliceReadRequest
+from hudi_core.parallel import ordered_map
 from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.schema.meta_fields import COMMIT_SEQNO, COMMIT_TIME, without_meta_fields
 from hudi_core.services.base import ServiceContext, ServiceResult

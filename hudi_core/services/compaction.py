@@ -30,15 +30,15 @@ import pyarrow.compute as pc
 
 from hudi_core.config.services import CompactionStrategy, CompactionTrigger, HudiCompactionConfig
 from hudi_core.config.write import HudiWriteConfig
-from hudi_core.engine.arrow import ordered_map
 from hudi_core.errors import HudiError, UnsupportedFeatureError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.parquet import read_parquet
 from hudi_core.file_group.log_file.format import HeaderKey
 from hudi_core.file_group.log_file.scanner import scan_log_files
 from hudi_core.file_group.naming import log_file_version
-from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest, read_log_chunks
+from hudi_core.merge.file_group_reader import FileGroupReader, SliceReadRequest, read_log_chunks
 from hudi_core.merge.record_merger import merge_log_chunks
+from hudi_core.parallel import ordered_map
 from hudi_core.schema.arrow_avro import table_avro_schema, with_meta_fields_avro
 from hudi_core.schema.meta_fields import COMMIT_TIME, without_meta_fields
 from hudi_core.services.base import ServiceContext, ServiceResult

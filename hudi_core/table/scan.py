@@ -29,9 +29,9 @@ from hudi_core.expr import Filter, parse_filters
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import VisibleInstants, latest_file_slices, visible_instants
 from hudi_core.file_group.log_file.scanner import BlockVisibility
-from hudi_core.file_group.reader import FileGroupReader, SliceReadRequest
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.merge.behaviour import merge_behaviour
+from hudi_core.merge.file_group_reader import FileGroupReader, SliceReadRequest
 from hudi_core.merge.record_merger import MergeSpec
 from hudi_core.metadata.skipping import DataSkipping
 from hudi_core.schema.meta_fields import COMMIT_TIME, IS_DELETED, with_meta_fields
@@ -140,16 +140,14 @@ class TableScanner:
         selected = [
             i
             for i in as_of_end
-            if _after(timeline.completion_order_key(i), start, inclusive_start) and not timeline.is_table_service(i)
+            if _after(timeline.completion_order_key(i), start, inclusive_start) and _selectable(timeline, i)
         ]
         schema = self._schema(completed)
         extra: list[Filter] = []
         if selected and self._config.populate_meta_fields:
             # Untouched records keep their commit time through rewrites, compaction and clustering.
-            commit_times = {i.requested_time for i in selected} | _restamping_log_compactions(
-                timeline, as_of_end, selected
-            )
-            extra = parse_filters([(COMMIT_TIME, "in", sorted(commit_times))], schema)
+            commit_times = sorted({i.requested_time for i in selected})
+            extra = parse_filters([(COMMIT_TIME, "in", commit_times)], schema)
         if not selected:
             output, _, request = self._request(schema, columns, filters, False, extra)
             return ScanPlan(schema, output, request, (), ())
@@ -341,19 +339,12 @@ def _readable(slices: list[FileSlice], read_optimized: bool) -> list[FileSlice]:
     return [s for s in slices if s.base_file is not None]
 
 
-def _restamping_log_compactions(
-    timeline: Timeline, visible: Sequence[Instant], selected: Sequence[Instant]
-) -> set[str]:
-    """Instant times of the log compactions whose records a window shows, as Spark's does.
+def _selectable(timeline: Timeline, instant: Instant) -> bool:
+    """Whether an incremental window selects `instant`: writes, and log compactions.
 
-    A log compaction by Apache Hudi stamps the records it merges with its own instant time. Spark's
-    incremental query does not select log compactions, but keeps records whose commit time is at
-    or after the first instant the window selected: so records stamped by a log compaction
-    requested after that instant (and completed within the window's end) appear.
+    A log compaction by Apache Hudi stamps the records it merges with its own instant time, and
+    Spark's incremental query selects every commit and delta commit completed in the window, log
+    compactions included: the records they stamped are changes of the window. Compaction and
+    clustering keep their records' commit times, so selecting them would add nothing.
     """
-    first = min(i.requested_time for i in selected)
-    return {
-        i.requested_time
-        for i in visible
-        if i.requested_time >= first and timeline.pending_action(i) is Action.LOG_COMPACTION
-    }
+    return not timeline.is_table_service(instant) or timeline.pending_action(instant) is Action.LOG_COMPACTION

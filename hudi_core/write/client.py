@@ -54,7 +54,6 @@ from hudi_core.config.write import (
     HudiWriteConfig,
     InsertDupPolicy,
 )
-from hudi_core.engine.arrow import ordered_map
 from hudi_core.errors import (
     ConcurrentWriteError,
     DuplicateKeyError,
@@ -67,12 +66,14 @@ from hudi_core.errors import (
     WriteConflictError,
 )
 from hudi_core.file_group import FileSlice
+from hudi_core.index.consistent_hashing import refuse_replacing_rings
 from hudi_core.index.partition_moves import with_stored_ordering
 from hudi_core.index.tagger import IndexSpec, Tags, tag, tag_buckets
 from hudi_core.keygen import KeyGenerator
 from hudi_core.merge.behaviour import merge_behaviour
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.sync import data_timeline_writer
+from hudi_core.parallel import ordered_map
 from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.schema.meta_fields import without_meta_fields
@@ -627,6 +628,7 @@ class WriteClient:
                 raise HudiConfigError(f"delete_partition needs partitions ({HudiWriteConfig.PARTITIONS_TO_DELETE.key})")
             slices = latest_slices(self._storage, timeline)
             chosen = [p for p in slices if any(fnmatch.fnmatchcase(p, pattern) for pattern in patterns)]
+            refuse_replacing_rings(self._storage, chosen)
             replaced = {p: [s.file_id for s in slices[p]] for p in chosen if slices[p]}
             reject_clustered_updates(pending_services(self._storage, timeline), replaced_groups(replaced))
             return self._arrow_plan([], replaced, None)
@@ -639,7 +641,7 @@ class WriteClient:
         slices = latest_slices(self._storage, timeline, None if lookup_everywhere else written_partitions)
         if operation.replaces_file_groups:
             overwrite_table = operation is WriteOperation.INSERT_OVERWRITE_TABLE
-            replaced = groups_to_replace(overwrite_table, slices, written_partitions)
+            replaced = groups_to_replace(self._storage, overwrite_table, slices, written_partitions)
             reject_clustered_updates(pending_services(self._storage, timeline), replaced_groups(replaced))
             if index.index_type == "BUCKET":
                 # Every bucket written gets a new file group; the replaced ones keep their ids.

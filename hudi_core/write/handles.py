@@ -27,12 +27,12 @@ import pyarrow.compute as pc
 from hudi_core.config.table import CdcLoggingMode, RecordMergeMode
 from hudi_core.config.write import LogBlockFormat
 from hudi_core.errors import CommitError
+from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 from hudi_core.file_group.base_file.parquet import read_parquet
 from hudi_core.file_group.base_file.parquet_writer import write_base_file
 from hudi_core.file_group.log_file.cdc import DELETE, INSERT, UPDATE, ChangeRecords, cdc_block
 from hudi_core.file_group.log_file.writer import avro_data_block, delete_block, new_log_file_name, parquet_data_block
 from hudi_core.file_group.naming import BaseFileName, log_file_version
-from hudi_core.index.bloom_filter import BloomFilter
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.schema.arrow_avro import with_meta_fields_avro
 from hudi_core.schema.conform import null_rows

@@ -34,18 +34,16 @@ def _reference_jars() -> tuple[Path, dict[str, Path]]:
 
 @pytest.fixture(scope="session")
 def apache_hudi_driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., ApacheHudi]]:
-    """Returns the session's driver of a Hudi version (its process starts on its first request);
-    `application=2` is a second Spark application of that version, for concurrent writers."""
+    """Returns the session's driver of a Hudi version (its process starts on its first request)."""
     python, jars = _reference_jars()
     workdir = tmp_path_factory.mktemp("apache-hudi")
 
-    def get(version: str, application: int = 1) -> ApacheHudi:
+    def get(version: str) -> ApacheHudi:
         if version not in jars:
             pytest.fail(f"no Hudi {version} bundle in the reference environment (it has {sorted(jars)})")
-        name = version if application == 1 else f"{version} (application {application})"
-        if name not in _drivers:
-            _drivers[name] = ApacheHudi(python, jars[version], version, workdir / name.replace(" ", "_"))
-        return _drivers[name]
+        if version not in _drivers:
+            _drivers[version] = ApacheHudi(python, jars[version], version, workdir / version)
+        return _drivers[version]
 
     yield get
     for driver in _drivers.values():
@@ -56,14 +54,6 @@ def apache_hudi_driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cal
 def apache_hudi(apache_hudi_driver: Callable[..., ApacheHudi]) -> ApacheHudi:
     """Apache Hudi 1.2's driver."""
     return apache_hudi_driver(DEFAULT_VERSION)
-
-
-@pytest.fixture
-def apache_hudi_second(apache_hudi_driver: Callable[..., ApacheHudi]) -> Iterator[ApacheHudi]:
-    """A second Apache Hudi 1.2 Spark application, stopped after the test (it holds its own heap)."""
-    driver = apache_hudi_driver(DEFAULT_VERSION, application=2)
-    yield driver
-    driver.stop()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

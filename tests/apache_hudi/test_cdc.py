@@ -26,7 +26,7 @@ import pytest
 
 from hudi_core import HudiTable
 from scripts.apache_hudi import ApacheHudi
-from tests.apache_hudi.tables import writer_options
+from tests.apache_hudi.tables import full_run_only, writer_options
 from tests.interop.test_incremental_cdc import SCHEMA, History, run_history
 from tests.model import TableModel
 
@@ -86,8 +86,14 @@ def test_apache_hudi_reads_our_change_feed(
     assert changes(apache_hudi.read(path, cdc_query(start, end))) == window, f"window ({start}, {end}]"
 
 
-READ_CASES = [pytest.param("MERGE_ON_READ", mode, id=f"mor-{mode}") for mode in MODES] + [
-    pytest.param("COPY_ON_WRITE", "OP_KEY_ONLY", id="cow-OP_KEY_ONLY")
+# CI reads every logging mode, and both table types; the full run every pair.
+IN_CI = {("MERGE_ON_READ", "OP_KEY_ONLY"), ("MERGE_ON_READ", "DATA_BEFORE_AFTER"), ("COPY_ON_WRITE", "DATA_BEFORE")}
+READ_CASES = [
+    pytest.param(table_type, mode, id=f"{table_type[:3].lower()}-{mode}")
+    if (table_type, mode) in IN_CI
+    else full_run_only(table_type, mode, id=f"{table_type[:3].lower()}-{mode}")
+    for table_type in ("MERGE_ON_READ", "COPY_ON_WRITE")
+    for mode in MODES
 ]
 
 

@@ -46,9 +46,9 @@ def test_a_failed_request_answers_the_java_exception(apache_hudi: ApacheHudi, tm
 
 
 def test_a_hung_or_dead_driver_fails_its_request_and_is_restarted_once(apache_hudi: ApacheHudi, tmp_path: Path) -> None:
-    driver = ApacheHudi(apache_hudi.python, apache_hudi.jar, apache_hudi.version, tmp_path, request_timeout=5)
+    driver = ApacheHudi(apache_hudi.python, apache_hudi.jar, apache_hudi.version, tmp_path, request_timeout=2)
     try:
-        with pytest.raises(DriverFailedError, match=r"gave no answer to sql within 5 s; stderr \("):
+        with pytest.raises(DriverFailedError, match=r"gave no answer to sql within 2 s; stderr \("):
             driver.sql("SELECT count(*) FROM range(1000000000000)")
 
         driver.request_timeout = apache_hudi.request_timeout  # a fresh session's first query takes a while

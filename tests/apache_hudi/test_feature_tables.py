@@ -8,16 +8,15 @@
 - Secondary and expression indexes (created by Spark SQL `CREATE INDEX`): we read what Spark
   reads, filtered queries included; our writes are refused with the documented error.
 - Apache Hudi's own clustering of its table: we read and continue.
-- Non-blocking concurrency control: two Spark applications write one file group concurrently; we
-  read what Spark reads and continue (our writers run single-writer or optimistic only).
+- Non-blocking concurrency control: two writers of one Spark application write one file group
+  concurrently; we read what Spark reads and continue (our writers run single-writer or optimistic
+  only).
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-import threading
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -281,7 +280,7 @@ def test_apache_hudis_clustering_of_its_record_indexed_table_is_read_and_continu
 
 
 def test_non_blocking_concurrency_control_tables_are_read_and_continued(
-    apache_hudi: ApacheHudi, apache_hudi_second: ApacheHudi, tmp_path: Path
+    apache_hudi: ApacheHudi, tmp_path: Path
 ) -> None:
     path = tmp_path / "table"
     writers = Writers(apache_hudi, path, "nbcc", "MERGE_ON_READ", "nbcc")
@@ -295,17 +294,8 @@ def test_non_blocking_concurrency_control_tables_are_read_and_continued(
         "hoodie.clean.failed.writes.policy": "LAZY",
     }
     writers.apache(writers.history.fresh(30, 100), "insert", nbcc, mode="overwrite")
-    errors: list[BaseException] = []
-
-    def write(driver: ApacheHudi, rows: list[dict[str, Any]]) -> None:
-        options = {**writers.options, **nbcc, "hoodie.datasource.write.operation": "upsert"}
-        try:
-            driver.write(path, pa.Table.from_pylist(rows, schema=SCHEMA), options)
-        except BaseException as e:  # reported below, on the test's thread
-            errors.append(e)
-
-    apache_hudi_second.read(path)  # its first write then starts as fast as the other's
-    timeline = path / ".hoodie" / "timeline"
+    options = {**writers.options, **nbcc, "hoodie.datasource.write.operation": "upsert"}
+    requested = str(path / ".hoodie" / "timeline" / "*.deltacommit.requested")
     overlapped = False
     for round_ in range(3):  # until the two writes overlap (the scheduler decides)
         stored = writers.stored(20)
@@ -314,17 +304,10 @@ def test_non_blocking_concurrency_control_tables_are_read_and_continued(
             [writers.history.row(k, ts) for k in stored[:12]] + writers.history.fresh(1000, ts),
             [writers.history.row(k, ts + 10) for k in stored[6:]],
         ]
-        requested = set(timeline.glob("*.deltacommit.requested"))
-        first_writer = threading.Thread(target=write, args=(apache_hudi, batches[0]))
-        first_writer.start()
-        deadline = time.monotonic() + 60
-        while set(timeline.glob("*.deltacommit.requested")) == requested and time.monotonic() < deadline:
-            time.sleep(0.05)  # the second writer starts once the first one's instant is requested
-        second_writer = threading.Thread(target=write, args=(apache_hudi_second, batches[1]))
-        second_writer.start()
-        first_writer.join()
-        second_writer.join()
-        assert not errors, errors
+        # Two writers of one Spark application; the second starts once the first's instant is requested.
+        apache_hudi.write_concurrently(
+            path, [(pa.Table.from_pylist(rows, schema=SCHEMA), options) for rows in batches], requested
+        )
         # Event-time ordering decides every key whatever the commit order, so the model may apply
         # the batches in either order (the instants it records are not compared).
         first, second = [i for i in HudiTable(str(path)).timeline.completed() if i.action.value == "deltacommit"][-2:]

@@ -78,6 +78,8 @@ def test_our_upgrade_of_a_version_6_table_equals_apache_hudis_and_both_go_on_fro
         "hoodie.keep.max.commits": "4",
         "hoodie.clean.commits.retained": "2",
         "hoodie.compact.inline.max.delta.commits": "3",
+        # The data table archives only what its metadata table has compacted past.
+        "hoodie.metadata.compact.max.delta.commits": "3",
     }
     version_6 = {**options, "hoodie.write.table.version": "6"}
     rng = random.Random(f"version-6-{table_type}")
@@ -95,7 +97,7 @@ def test_our_upgrade_of_a_version_6_table_equals_apache_hudis_and_both_go_on_fro
         getattr(model, "insert_new" if operation == "insert" else operation)(rows, "apache", None)
 
     apache_writes(source, rows_of.fresh(16, 100), "insert", version_6)
-    for ts in range(110, 170, 10):
+    for ts in range(110, 140, 10):  # with the delete and the planned upsert: 6 delta commits, 3 per compaction
         stored = sorted(key for _, key in model.current)
         late = [rows_of.row(key, ts if rng.random() < 0.7 else 5) for key in rng.sample(stored, 4)]
         apache_writes(source, [*late, *rows_of.fresh(2, ts)], "upsert", version_6)
@@ -106,6 +108,8 @@ def test_our_upgrade_of_a_version_6_table_equals_apache_hudis_and_both_go_on_fro
         stored = sorted(key for _, key in model.current)
         apache_writes(source, [rows_of.row(key, 180) for key in rng.sample(stored, 3)], "upsert", planned)
     assert HudiTable(str(source)).table_config.version == 6
+    legacy_archive = source / ".hoodie" / HudiTable(str(source)).table_config.archivelog_folder
+    assert any(legacy_archive.glob(".commits_.archive.*")), "the version-6 history reached the legacy archive"
     last_v6 = HudiTable(str(source)).timeline.instants()[-1].requested_time
     pending_v6 = [i.requested_time for i in HudiTable(str(source)).timeline.pending()]
     assert (table_type == "MERGE_ON_READ") == bool(pending_v6)

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from hudi_core.engine.arrow import ordered_map
+from hudi_core.parallel import ordered_map
 
 
 class _Tasks:

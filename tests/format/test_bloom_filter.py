@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_core.errors import FileFormatError
-from hudi_core.index.bloom_filter import DYNAMIC_V0, SIMPLE, BloomFilter
+from hudi_core.file_group.base_file.bloom_filter import DYNAMIC_V0, SIMPLE, BloomFilter
 
 CORPUS_TABLES = [
     "sample_table/cow/v8_complexkeygen_hivestyle",

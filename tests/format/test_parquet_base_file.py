@@ -18,9 +18,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_core.errors import FileFormatError, HudiConfigError, SchemaError
+from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 from hudi_core.file_group.base_file.parquet import read_parquet
 from hudi_core.file_group.base_file.parquet_writer import java_min_max, write_base_file
-from hudi_core.index.bloom_filter import BloomFilter
 from hudi_core.schema.arrow_avro import normalize_for_write, table_avro_schema
 from hudi_core.storage import Storage
 

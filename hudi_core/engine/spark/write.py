@@ -185,7 +185,9 @@ class _SparkWrite:
         slices = latest_slices(self.storage, state.timeline, None if lookup_everywhere else written)
         pending = pending_services(self.storage, state.timeline)
         if operation.replaces_file_groups:
-            replaced = groups_to_replace(operation is WriteOperation.INSERT_OVERWRITE_TABLE, slices, written)
+            replaced = groups_to_replace(
+                self.storage, operation is WriteOperation.INSERT_OVERWRITE_TABLE, slices, written
+            )
             reject_clustered_updates(pending, {(p, f) for p, ids in replaced.items() for f in ids})
             if index.index_type == "BUCKET":
                 # Every bucket written gets a new file group; the replaced ones keep their ids.
@@ -372,7 +374,7 @@ class _SparkWrite:
         fresh: bool,
     ) -> DataFrame:
         """Executors compute each record's bucket file group (`fresh`: see `tag_buckets`)."""
-        layout = bucket_layout(self.storage, written, slices, timeline, index.bucket_count, index.bucket_engine)
+        layout = bucket_layout(self.storage, written, slices, timeline, index.bucket_count, index.bucket_engine, fresh)
         hash_fields = index.bucket_hash_fields or self.settings.keygen.key_spec_for(True).fields
         tag_fields = [StructField(TAG_FILE, StringType(), True), StructField(TAG_PARTITION, StringType(), True)]
         out = StructType([*prepared.schema.fields, *tag_fields])

@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import FileFormatError, HudiConfigError, HudiStorageError, SchemaError
-from hudi_core.index.bloom_filter import BloomFilter
+from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 from hudi_core.schema.arrow_avro import AvroDict, normalize_for_write, with_meta_fields_avro
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.schema.meta_fields import COMMIT_SEQNO, META_FIELDS, RECORD_KEY

@@ -15,6 +15,7 @@ import pytest
 from hudi_core import HudiTable, write_hudi
 from hudi_core.config import ConfigOption, NumberRange, OptionStatus, registered_options
 from hudi_core.errors import HudiConfigError
+from tests.files import file_tree
 
 SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
 ROWS = pa.table({"id": ["a", "b"], "ts": [1, 1], "city": ["sf", "la"], "fare": [1.0, 2.0]}, schema=SCHEMA)
@@ -59,10 +60,6 @@ def _range_cases() -> list[tuple[dict[str, str], str]]:
     return cases
 
 
-def _tree(base: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(base)): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
-
-
 @pytest.fixture
 def table(tmp_path: Path) -> HudiTable:
     path = str(tmp_path / "t")
@@ -72,7 +69,7 @@ def table(tmp_path: Path) -> HudiTable:
 
 def test_every_bad_value_fails_a_write_before_its_instant(table: HudiTable, tmp_path: Path) -> None:
     base = tmp_path / "t"
-    before = _tree(base)
+    before = file_tree(base)
     cases = _range_cases() + NAMED_CASES
     assert len(cases) > 50
     missed = []
@@ -84,9 +81,9 @@ def test_every_bad_value_fails_a_write_before_its_instant(table: HudiTable, tmp_
                 missed.append(f"{options}: wrong message {e}")
         else:
             missed.append(f"{options}: accepted")
-        if _tree(base) != before:
+        if file_tree(base) != before:
             missed.append(f"{options}: changed the table")
-            before = _tree(base)
+            before = file_tree(base)
     assert missed == []
     assert len(table.timeline.completed()) == 1 and not table.timeline.pending()
 
@@ -121,7 +118,7 @@ def test_every_bad_value_fails_a_write_before_its_instant(table: HudiTable, tmp_
 def test_table_services_validate_before_their_instant(
     service: Callable[[HudiTable, dict[str, str]], object], table: HudiTable, tmp_path: Path
 ) -> None:
-    before = _tree(tmp_path / "t")
+    before = file_tree(tmp_path / "t")
     for options, message in [
         ({"hoodie.cleaner.commits.retained": "-3"}, r"'-3' for option hoodie\.cleaner\.commits\.retained"),
         ({"hoodie.parquet.block.size": "0"}, r"'0' for option hoodie\.parquet\.block\.size"),
@@ -129,7 +126,7 @@ def test_table_services_validate_before_their_instant(
     ]:
         with pytest.raises(HudiConfigError, match=message):
             service(table, options)
-    assert _tree(tmp_path / "t") == before
+    assert file_tree(tmp_path / "t") == before
 
 
 def test_creating_with_a_bad_value_creates_nothing(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from hudi_core import HudiConfigError, HudiTable
 from hudi_core import spark as hudi_spark
+from tests.files import file_tree
 
 pytestmark = pytest.mark.spark
 
@@ -23,15 +24,11 @@ OPTIONS = {
 }
 
 
-def _tree(base: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(base)): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
-
-
 def test_spark_writers_refuse_bad_values_before_an_instant(spark: Any, tmp_path: Path) -> None:
     path = str(tmp_path / "t")
     frame = spark.createDataFrame([("a", 1, "sf", 1.0), ("b", 1, "la", 2.0)], DDL)
     hudi_spark.write(frame, path, OPTIONS)
-    before = _tree(tmp_path / "t")
+    before = file_tree(tmp_path / "t")
     for key, value in [("hoodie.parquet.block.size", "0"), ("hoodie.parquet.page.size", "-1")]:
         with pytest.raises(HudiConfigError, match=rf"invalid value '{value}' for option {key}"):
             hudi_spark.write(frame, path, {**OPTIONS, key: value})
@@ -39,5 +36,5 @@ def test_spark_writers_refuse_bad_values_before_an_instant(spark: Any, tmp_path:
             frame.write.format("hudi").options(**OPTIONS, **{key: value}).mode("append").save(path)
     with pytest.raises(Exception, match=r"hoodie\.table\.name=other contradicts the name of the table written"):
         frame.write.format("hudi").options(**{**OPTIONS, "hoodie.table.name": "other"}).mode("append").save(path)
-    assert _tree(tmp_path / "t") == before
+    assert file_tree(tmp_path / "t") == before
     assert HudiTable(path).read().num_rows == 2

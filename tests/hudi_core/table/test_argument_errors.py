@@ -13,14 +13,11 @@ import pytest
 from hudi_core import HudiTable, write_hudi
 from hudi_core.errors import HudiConfigError, HudiError, SchemaError, TimelineError
 from hudi_core.timeline.instant import format_instant_time, normalize_instant_time
+from tests.files import file_tree
 
 SCHEMA = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string()), ("fare", pa.float64())])
 ROWS = pa.table({"id": ["a", "b"], "ts": [1, 1], "city": ["sf", "la"], "fare": [1.0, 2.0]}, schema=SCHEMA)
 FORMS = r"expected yyyyMMddHHmmssSSS, yyyyMMddHHmmss"
-
-
-def _tree(base: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(base)): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture
@@ -154,7 +151,7 @@ def test_create_takes_field_lists_as_comma_separated_text(tmp_path: Path) -> Non
 
 
 def test_an_option_contradicting_the_call_is_refused(table: HudiTable, tmp_path: Path) -> None:
-    before = _tree(tmp_path / "t")
+    before = file_tree(tmp_path / "t")
     operation = "hoodie.datasource.write.operation"
     with pytest.raises(
         HudiConfigError, match=rf"option {operation}=insert contradicts the operation called \(upsert\)"
@@ -172,7 +169,7 @@ def test_an_option_contradicting_the_call_is_refused(table: HudiTable, tmp_path:
         table.upsert(ROWS, {"hoodie.table.type": "COPY_ON_WRITE"})
     with pytest.raises(HudiConfigError, match=r"hoodie\.table\.name=other contradicts the name"):
         write_hudi(table.base_uri, ROWS, {"hoodie.table.name": "other"})
-    assert _tree(tmp_path / "t") == before
+    assert file_tree(tmp_path / "t") == before
     # The same values as the call are fine (Spark's resolver compares table names case-insensitively).
     table.upsert(ROWS, {operation: "UPSERT", "hoodie.table.name": "Trips", "hoodie.table.type": "MERGE_ON_READ"})
     write_hudi(table.base_uri, ROWS, {"hoodie.table.name": "trips", operation: "insert"})

@@ -26,6 +26,7 @@ from hudi_core.index.consistent_hashing import (
 )
 from hudi_core.storage import Storage
 from tests import hudi_rs
+from tests.files import file_tree
 from tests.interop.test_model_histories import COLUMNS, SCHEMA, History
 from tests.model import TableModel, canonical, table_rows
 
@@ -182,22 +183,31 @@ def test_our_writer_creates_and_follows_the_rings(tmp_path: Path) -> None:
     # (A resize whose instant is pending is refused: tests/apache_hudi/test_feature_tables.py.)
 
 
-def test_consistent_hashing_refuses_what_it_does_not_implement(tmp_path: Path) -> None:
+def test_consistent_hashing_refuses_what_it_does_not_implement_leaving_the_table_as_it_was(tmp_path: Path) -> None:
     history = History(random.Random(3), partitioned=True)
     cow = tmp_path / "cow"
     HudiTable.create(str(cow), SCHEMA, "t", ["id"], ["city"], ["ts"]).insert(
         pa.Table.from_pylist(history.fresh(5, 1), schema=SCHEMA)
     )
+    before = file_tree(cow)
     with pytest.raises(HudiConfigError, match="CONSISTENT_HASHING needs a MERGE_ON_READ table"):
         HudiTable(str(cow)).upsert(pa.Table.from_pylist(history.fresh(2, 2), schema=SCHEMA), OPTIONS)
+    assert file_tree(cow) == before
     mor = tmp_path / "mor"
     HudiTable.create(str(mor), SCHEMA, "t", ["id"], ["city"], ["ts"], "MERGE_ON_READ", OPTIONS).insert(
         pa.Table.from_pylist(history.fresh(5, 1), schema=SCHEMA)
     )
+    before = file_tree(mor)
     with pytest.raises(UnsupportedFeatureError, match="insert_overwrite"):
         HudiTable(str(mor)).insert_overwrite(pa.Table.from_pylist(history.fresh(2, 2), schema=SCHEMA), OPTIONS)
-    with pytest.raises(HudiConfigError, match=r"bucket\.index\.split\.threshold"):
-        HudiTable(str(mor)).upsert(
-            pa.Table.from_pylist(history.fresh(2, 2), schema=SCHEMA),
-            {**OPTIONS, "hoodie.bucket.index.split.threshold": "1.5"},
-        )
+    assert file_tree(mor) == before, "insert_overwrite"
+    stored = HudiTable(str(mor)).read(columns=["city"])["city"][0].as_py()
+    with pytest.raises(UnsupportedFeatureError, match="delete_partition"):
+        HudiTable(str(mor)).delete_partitions([stored])  # refused by its ring, whatever index the call names
+    assert file_tree(mor) == before, "delete_partitions"
+    for resize in ("hoodie.bucket.index.split.threshold", "hoodie.bucket.index.merge.threshold"):
+        with pytest.raises(HudiConfigError, match=resize.replace(".", r"\.")):
+            HudiTable(str(mor)).upsert(
+                pa.Table.from_pylist(history.fresh(2, 2), schema=SCHEMA), {**OPTIONS, resize: "1.5"}
+            )
+        assert file_tree(mor) == before, resize
