@@ -28,7 +28,7 @@ from hudi_core.errors import (
 from hudi_core.file_group import FileSlice
 
 # The façade first: importing it loads the packages in an order their mutual imports accept.
-from hudi_core.table import HudiTable, ScanPlan, ServiceResult, TableConfig, write_hudi
+from hudi_core.hudi_table import HudiTable, ScanPlan, ServiceResult, TableConfig, write_hudi
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.write.client import WriteResult
 from hudi_core.write.operation import WriteOperation

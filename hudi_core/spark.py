@@ -36,7 +36,7 @@ from hudi_core.engine.spark.defaults import DEFAULT_CONF
 from hudi_core.engine.spark.planned_read import planned_frame
 from hudi_core.engine.spark.read import HudiDataSource
 from hudi_core.engine.spark.write import write
-from hudi_core.table import Filters
+from hudi_core.hudi_table import Filters
 from hudi_core.write.client import WriteResult
 
 __all__ = ["DEFAULT_CONF", "WriteResult", "read", "register", "session", "write"]

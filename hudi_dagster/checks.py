@@ -9,10 +9,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core import HudiTable
+from hudi_core.lifecycle.pending import pending_table_services
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.schema.meta_fields import PARTITION_PATH, RECORD_KEY, without_meta_fields
 from hudi_core.schema.resolver import resolve_avro_schema
-from hudi_core.services.pending import pending_table_services
 from hudi_core.timeline.instant import DATA_ACTIONS
 
 

@@ -21,8 +21,8 @@ from hudi_core import HudiTable, WriteResult
 from hudi_core.concurrency import is_optimistic
 from hudi_core.config import HudiConfigs
 from hudi_core.config.read import HudiReadConfig
+from hudi_core.hudi_table import table_exists
 from hudi_core.schema.meta_fields import IS_DELETED, META_FIELDS
-from hudi_core.table import table_exists
 from hudi_core.table.checkpoint import ChangeWindow, change_window
 from hudi_dagster import metadata as md
 from hudi_dagster.config import HudiTableConfig, WriteMode

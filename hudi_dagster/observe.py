@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import dagster as dg
 
 from hudi_core import HudiTable
-from hudi_core.table import table_exists
+from hudi_core.hudi_table import table_exists
 
 
 def latest_data_commit(table_path: str) -> str | None:

@@ -71,7 +71,7 @@ class HudiTableResource(dg.ConfigurableResource):  # type: ignore[type-arg]
         return HudiTable(self.table.path)
 
     def exists(self) -> bool:
-        from hudi_core.table import table_exists  # noqa: PLC0415
+        from hudi_core.hudi_table import table_exists  # noqa: PLC0415
 
         return table_exists(self.table.path)
 

@@ -7,7 +7,7 @@ from dagster import SensorEvaluationContext
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from hudi_core import HudiTable
-from hudi_core.table import table_exists
+from hudi_core.hudi_table import table_exists
 from hudi_core.table.checkpoint import change_window
 
 

@@ -23,7 +23,7 @@ import dagster as dg
 
 from hudi_core import HudiTable
 from hudi_core import spark as hudi_spark
-from hudi_core.table import table_exists
+from hudi_core.hudi_table import table_exists
 from pipelines.lakehouse import DAYS, DEFAULT_DAYS, SPARK_CONF, build_definitions, table_path
 from pipelines.rides import corrections
 

@@ -8,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hudi_core.write.process_identity import ProcessIdentity
+from hudi_core.lifecycle.process_identity import ProcessIdentity
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PRINT_IDENTITY = (
-    "import json; from hudi_core.write.process_identity import this_process; "
+    "import json; from hudi_core.lifecycle.process_identity import this_process; "
     "print(json.dumps(this_process().to_record()))"
 )
 

@@ -41,9 +41,9 @@ from hudi_core.cli.services import describe_service, service_entry
 from hudi_core.config.read import HudiReadConfig, IncrementalFormat, QueryType
 from hudi_core.config.table import HudiTableConfig
 from hudi_core.config.write import HudiWriteConfig
+from hudi_core.hudi_table import HudiTable, table_exists, write_hudi
 from hudi_core.schema.avro import avro_to_arrow_schema, parse_avro_schema
 from hudi_core.schema.meta_fields import without_meta_fields
-from hudi_core.table import HudiTable, table_exists, write_hudi
 from hudi_core.write.client import WriteResult
 from hudi_core.write.operation import WriteOperation
 

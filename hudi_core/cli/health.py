@@ -15,11 +15,11 @@ from hudi_core.cli.options import global_flags
 from hudi_core.cli.render import Output, format_bytes, key_values, print_line, table
 from hudi_core.errors import HudiError
 from hudi_core.file_group import FileSlice
+from hudi_core.hudi_table import HudiTable
+from hudi_core.lifecycle.pending import pending_table_services, read_plan
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import METADATA_DIR
-from hudi_core.metadata.validate import MetadataValidation
-from hudi_core.services.pending import pending_table_services, read_plan
-from hudi_core.table import HudiTable
+from hudi_core.services.metadata_validation import MetadataValidation
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.instant import DATA_ACTIONS, TABLE_SERVICE_ACTIONS, Instant
 from hudi_core.timeline.serde import decode_instant_content

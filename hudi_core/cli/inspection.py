@@ -12,7 +12,7 @@ from hudi_core.cli.options import INSTANT_TIME, global_flags, hudi_options, pars
 from hudi_core.cli.render import NON_PARTITIONED, Output, format_bytes, key_values, print_line, table
 from hudi_core.config.properties import PROPERTIES_NAME
 from hudi_core.file_group import FileSlice
-from hudi_core.table import HudiTable
+from hudi_core.hudi_table import HudiTable
 from hudi_core.table.listing import FileListing
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.instant import Instant

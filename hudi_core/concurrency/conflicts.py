@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from hudi_core.concurrency.key_overlap import record_keys_of, shared_keys
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import WriteConflictError
-from hudi_core.services.pending import FileGroupId, clustering_slices, compaction_operations, read_plan
+from hudi_core.lifecycle.pending import FileGroupId, clustering_slices, compaction_operations, read_plan
 from hudi_core.storage import Storage
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import WriteStat

@@ -7,7 +7,7 @@ A provider guards one table. `try_lock(timeout_s)` waits at most that long; the 
 * `FileSystemBasedLockProvider`: the file `<hoodie.write.lock.filesystem.path or .hoodie>/lock`
   created atomically, as Hudi's provider does; it counts as abandoned once older than
   `hoodie.write.lock.filesystem.expire` minutes (0: never) or, when it names a process of this
-  machine that no longer runs (:mod:`hudi_core.write.process_identity`), at once. Needs a file
+  machine that no longer runs (:mod:`hudi_core.lifecycle.process_identity`), at once. Needs a file
   system with atomic create (local here).
 * `ZookeeperBasedLockProvider`: see :mod:`hudi_core.concurrency.zookeeper`.
 """

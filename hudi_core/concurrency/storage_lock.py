@@ -2,7 +2,7 @@
 
 The lock is the file `.hoodie/.locks/table_lock.json` (Hudi 1.0.2's storage-based lock layout)
 created with create-if-absent and holding its owner and an expiration the holder keeps pushing
-forward, and naming the process that holds it (:mod:`hudi_core.write.process_identity`). A lock
+forward, and naming the process that holds it (:mod:`hudi_core.lifecycle.process_identity`). A lock
 whose expiration passed belongs to a dead process, and so does one whose holder was a process of
 this machine that no longer runs: the next writer takes it over by renaming it aside (only one
 renamer can win) before creating its own. Object stores cannot rename atomically: there the
@@ -21,9 +21,9 @@ import uuid
 from typing import Any
 
 from hudi_core.errors import ConcurrentWriteError, HudiStorageError
+from hudi_core.lifecycle.heartbeat import Refresher
+from hudi_core.lifecycle.process_identity import ProcessIdentity, has_exited, this_process
 from hudi_core.storage import Storage
-from hudi_core.write.heartbeat import Refresher
-from hudi_core.write.process_identity import ProcessIdentity, has_exited, this_process
 
 LOCK_FILE = ".hoodie/.locks/table_lock.json"
 

@@ -1,1 +1,2 @@
-"""Table services: rollback, compaction, clustering, cleaning, archival, savepoint and restore."""
+"""Table services: compaction, clustering, cleaning, archival, savepoint and restore, inline service
+scheduling, metadata-table indexing and validation, and table-version upgrades."""

@@ -34,9 +34,11 @@ import pyarrow.parquet as pq
 from hudi_core.config.services import CleaningPolicy, CompactionTrigger, HudiArchivalConfig, HudiCompactionConfig
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import FileFormatError
+from hudi_core.lifecycle import crash
+from hudi_core.lifecycle.markers import Markers
+from hudi_core.lifecycle.pending import read_plan
 from hudi_core.services.base import ServiceContext, ServiceResult
 from hudi_core.services.clean import earliest_commit_to_retain
-from hudi_core.services.pending import read_plan
 from hudi_core.storage import Storage
 from hudi_core.table.state import TableState, archive_dir
 from hudi_core.timeline import Timeline
@@ -49,9 +51,7 @@ from hudi_core.timeline.archive import (
     manifest_files,
 )
 from hudi_core.timeline.instant import TABLE_SERVICE_ACTIONS, Action, Instant, State, instant_file_name
-from hudi_core.write import crash
 from hudi_core.write.client import check_writable
-from hudi_core.write.markers import Markers
 
 KEPT_MANIFESTS = 3
 LSM_AVRO_SCHEMA = {

@@ -18,13 +18,13 @@ from hudi_core.concurrency import is_optimistic, table_lock
 from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import ConcurrentWriteError
-from hudi_core.metadata.sync import data_timeline_writer
-from hudi_core.services.rollback import rollback_instant
+from hudi_core.lifecycle.heartbeat import InstantHeartbeat, heartbeat_expired
+from hudi_core.lifecycle.metadata_sync import data_timeline_writer
+from hudi_core.lifecycle.rollback import rollback_instant
 from hudi_core.storage import Storage
 from hudi_core.table.state import TableState, load_table_state
 from hudi_core.timeline.instant import Instant, State
 from hudi_core.timeline.writer import TimelineWriter
-from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,10 @@ from hudi_core.errors import TimelineError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.fs_view import file_group_slices, visible_instants
 from hudi_core.file_group.naming import parse_log_file_name
+from hudi_core.lifecycle import crash
+from hudi_core.lifecycle.pending import FileGroupId, pending_services, read_plan
+from hudi_core.lifecycle.recorded_paths import planned_file, planned_partition
 from hudi_core.services.base import ServiceContext, ServiceResult
-from hudi_core.services.pending import FileGroupId, pending_services, read_plan
-from hudi_core.services.recorded_paths import planned_file, planned_partition
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
 from hudi_core.table.state import TableState
@@ -44,7 +45,6 @@ from hudi_core.timeline.instant import TABLE_SERVICE_ACTIONS, Action, Instant, S
 from hudi_core.timeline.schemas import CLEAN_METADATA, CLEANER_PLAN
 from hudi_core.timeline.serde import decode_instant_content, encode_avro_container
 from hudi_core.timeline.writer import latest_time_on, new_instant_time
-from hudi_core.write import crash
 from hudi_core.write.client import check_writable
 
 PLAN_VERSION = 2

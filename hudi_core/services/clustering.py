@@ -33,13 +33,15 @@ from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import HudiConfigError, HudiError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_name
+from hudi_core.lifecycle import crash
+from hudi_core.lifecycle.markers import IOType, Markers
+from hudi_core.lifecycle.pending import clustering_slices, pending_services, read_plan
 from hudi_core.merge.file_group_reader import FileGroupReader, SliceReadRequest
 from hudi_core.parallel import ordered_map
 from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.schema.meta_fields import COMMIT_SEQNO, COMMIT_TIME, without_meta_fields
 from hudi_core.services.base import ServiceContext, ServiceResult
 from hudi_core.services.layout import LayoutStrategy, parse_layout_strategy, sort_indices
-from hudi_core.services.pending import clustering_slices, pending_services, read_plan
 from hudi_core.storage import Storage
 from hudi_core.table.listing import latest_slices
 from hudi_core.table.scan import TableScanner
@@ -49,10 +51,8 @@ from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.schemas import REPLACE_COMMIT_METADATA, REQUESTED_REPLACE_METADATA
 from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import latest_time_on, new_instant_time
-from hudi_core.write import crash
 from hudi_core.write.client import check_writable, write_context
 from hudi_core.write.handles import WriteContext, write_base
-from hudi_core.write.markers import IOType, Markers
 from hudi_core.write.planner import new_file_id
 
 EXECUTION_STRATEGY = "org.apache.hudi.client.clustering.run.strategy.SparkSortAndSizeExecutionStrategy"

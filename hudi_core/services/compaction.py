@@ -33,17 +33,19 @@ from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import HudiError, UnsupportedFeatureError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.parquet import read_parquet
+from hudi_core.file_group.compaction_plan import CompactionOperation, plan_record
 from hudi_core.file_group.log_file.format import HeaderKey
 from hudi_core.file_group.log_file.scanner import scan_log_files
 from hudi_core.file_group.naming import log_file_version
+from hudi_core.lifecycle import crash
+from hudi_core.lifecycle.markers import IOType, Markers
+from hudi_core.lifecycle.pending import compaction_operations, pending_services, read_plan
 from hudi_core.merge.file_group_reader import FileGroupReader, SliceReadRequest, read_log_chunks
 from hudi_core.merge.record_merger import merge_log_chunks
 from hudi_core.parallel import ordered_map
 from hudi_core.schema.arrow_avro import table_avro_schema, with_meta_fields_avro
 from hudi_core.schema.meta_fields import COMMIT_TIME, without_meta_fields
 from hudi_core.services.base import ServiceContext, ServiceResult
-from hudi_core.services.compaction_plan import CompactionOperation, plan_record
-from hudi_core.services.pending import compaction_operations, pending_services, read_plan
 from hudi_core.storage import Storage
 from hudi_core.table.listing import latest_slices
 from hudi_core.table.scan import TableScanner
@@ -53,10 +55,8 @@ from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.schemas import COMMIT_METADATA, COMPACTION_PLAN
 from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import latest_time_on, new_instant_time
-from hudi_core.write import crash
 from hudi_core.write.client import check_writable, write_context
 from hudi_core.write.handles import WriteContext, change_records, log_blocks, write_base, write_cdc_log, write_log_file
-from hudi_core.write.markers import IOType, Markers
 
 LOG_COMPACTION_EXECUTOR = "org.apache.hudi.table.action.compact.LogCompactionExecutionHelper"
 

@@ -20,9 +20,10 @@ from collections import defaultdict
 from typing import Any
 
 from hudi_core.errors import HudiError, InstantNotFoundError
+from hudi_core.lifecycle import crash
+from hudi_core.lifecycle.pending import read_plan
+from hudi_core.lifecycle.rollback import rollback_instant
 from hudi_core.services.base import ServiceContext, ServiceResult
-from hudi_core.services.pending import read_plan
-from hudi_core.services.rollback import rollback_instant
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
 from hudi_core.table.scan import TableScanner
@@ -32,7 +33,6 @@ from hudi_core.timeline.instant import TABLE_SERVICE_ACTIONS, Action, Instant, S
 from hudi_core.timeline.schemas import RESTORE_METADATA, RESTORE_PLAN, SAVEPOINT_METADATA
 from hudi_core.timeline.serde import decode_instant_content, encode_avro_container
 from hudi_core.timeline.writer import latest_time_on, new_instant_time
-from hudi_core.write import crash
 from hudi_core.write.client import check_writable
 
 WRITE_ACTIONS = frozenset({Action.COMMIT, Action.DELTA_COMMIT, Action.REPLACE_COMMIT, *TABLE_SERVICE_ACTIONS})

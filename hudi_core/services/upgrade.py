@@ -54,6 +54,7 @@ from hudi_core.errors import HudiError, UnsupportedTableVersionError
 from hudi_core.file_group.log_file.blocks import avro_records
 from hudi_core.file_group.log_file.format import BlockType
 from hudi_core.file_group.log_file.reader import read_log_blocks
+from hudi_core.lifecycle import crash
 from hudi_core.metadata.reader import METADATA_DIR
 from hudi_core.services.archival import ArchivedAction, write_history_file
 from hudi_core.services.base import ServiceContext, ServiceResult
@@ -80,7 +81,6 @@ from hudi_core.timeline.schemas import (
     SAVEPOINT_METADATA,
 )
 from hudi_core.timeline.serde import AVRO_MAGIC, decode_instant_content, encode_avro_container
-from hudi_core.write import crash
 
 UPGRADABLE_VERSION = 6
 UPGRADED_VERSION = 8

@@ -70,17 +70,21 @@ from hudi_core.index.consistent_hashing import refuse_replacing_rings
 from hudi_core.index.partition_moves import with_stored_ordering
 from hudi_core.index.tagger import IndexSpec, Tags, tag, tag_buckets
 from hudi_core.keygen import KeyGenerator
+from hudi_core.lifecycle import crash
+from hudi_core.lifecycle.heartbeat import InstantHeartbeat, heartbeat_expired, heartbeat_path, touch_heartbeat
+from hudi_core.lifecycle.markers import Markers
+from hudi_core.lifecycle.metadata_sync import data_timeline_writer
+from hudi_core.lifecycle.pending import PendingServices, pending_services
+from hudi_core.lifecycle.process_identity import this_process
+from hudi_core.lifecycle.rollback import check_nothing_lost, resume_pending_rollbacks, rollback_instant
 from hudi_core.merge.behaviour import merge_behaviour
 from hudi_core.metadata.partitions import MetadataPartition
-from hudi_core.metadata.sync import data_timeline_writer
 from hudi_core.parallel import ordered_map
 from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.schema.resolver import resolve_avro_schema
 from hudi_core.services.base import ServiceResult
-from hudi_core.services.pending import PendingServices, pending_services
-from hudi_core.services.rollback import check_nothing_lost, resume_pending_rollbacks, rollback_instant
 from hudi_core.storage import Storage
 from hudi_core.table.create import PARTITION_METAFILE, write_partition_metafile
 from hudi_core.table.listing import FileListing, latest_slices
@@ -96,10 +100,7 @@ from hudi_core.timeline.instant import DATA_ACTIONS, Action, Instant
 from hudi_core.timeline.schemas import COMMIT_METADATA, REPLACE_COMMIT_METADATA, REQUESTED_REPLACE_METADATA
 from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import TimelineWriter, latest_time_on, new_instant_time
-from hudi_core.write import crash
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
-from hudi_core.write.heartbeat import InstantHeartbeat, heartbeat_expired, heartbeat_path, touch_heartbeat
-from hudi_core.write.markers import Markers
 from hudi_core.write.operation import WriteOperation, write_action
 from hudi_core.write.planner import (
     Sizing,
@@ -111,7 +112,6 @@ from hudi_core.write.planner import (
     updated_groups,
 )
 from hudi_core.write.prepare import DELETED, KEY, PARTITION, PreparedBatch, check_insert_duplicates, prepare_batch
-from hudi_core.write.process_identity import this_process
 
 FileGroupEngine = Callable[[WriteContext, Sequence[FileGroupWrite]], list[WriteStat]]
 

@@ -34,6 +34,8 @@ from hudi_core.file_group.log_file.cdc import DELETE, INSERT, UPDATE, ChangeReco
 from hudi_core.file_group.log_file.writer import avro_data_block, delete_block, new_log_file_name, parquet_data_block
 from hudi_core.file_group.naming import BaseFileName, log_file_version
 from hudi_core.keygen import RecordKeySpec
+from hudi_core.lifecycle import crash
+from hudi_core.lifecycle.markers import IOType, Markers
 from hudi_core.schema.arrow_avro import with_meta_fields_avro
 from hudi_core.schema.conform import null_rows
 from hudi_core.schema.meta_fields import (
@@ -46,8 +48,6 @@ from hudi_core.schema.meta_fields import (
 )
 from hudi_core.storage import Storage
 from hudi_core.timeline.commit_metadata import WriteStat
-from hudi_core.write import crash
-from hudi_core.write.markers import IOType, Markers
 from hudi_core.write.prepare import DELETED, KEY
 
 

@@ -28,9 +28,9 @@ from hudi_core.file_group import FileSlice
 from hudi_core.index.consistent_hashing import refuse_replacing_rings
 from hudi_core.index.partition_moves import partition_moves
 from hudi_core.index.tagger import IndexSpec, Tags
+from hudi_core.lifecycle.markers import IOType
 from hudi_core.storage import Storage
 from hudi_core.write.handles import FileGroupWrite
-from hudi_core.write.markers import IOType
 from hudi_core.write.prepare import DELETED, PARTITION
 
 TARGET_PARTITION = "__hudi_target_partition"

@@ -15,7 +15,7 @@ import dagster as dg
 from pydantic import Field
 
 from hudi_core import HudiTable
-from hudi_core.table import table_exists
+from hudi_core.hudi_table import table_exists
 from hudi_dagster import metadata as md
 from hudi_dagster.config import TableType, WriteMode, table_write_options
 from hudi_dagster.handler import HudiTypeHandler

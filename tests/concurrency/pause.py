@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from hudi_core.write import crash
+from hudi_core.lifecycle import crash
 from hudi_core.write.client import WriteResult
 
 

@@ -18,10 +18,10 @@ import pytest
 
 from hudi_core import ConcurrentWriteError, HudiTable
 from hudi_core.concurrency.storage_lock import LOCK_FILE
+from hudi_core.lifecycle.crash import ENV_VAR
+from hudi_core.lifecycle.heartbeat import heartbeat_path
+from hudi_core.lifecycle.process_identity import ProcessIdentity, this_process
 from hudi_core.timeline.instant import Action
-from hudi_core.write.crash import ENV_VAR
-from hudi_core.write.heartbeat import heartbeat_path
-from hudi_core.write.process_identity import ProcessIdentity, this_process
 from tests.model import canonical, table_rows
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -22,9 +22,9 @@ import pytest
 from hudi_core import HudiTable, write_hudi
 from hudi_core.concurrency import retry_on_conflict
 from hudi_core.errors import ConcurrentWriteError, HudiConfigError, WriteConflictError
+from hudi_core.lifecycle.crash import ENV_VAR
+from hudi_core.lifecycle.heartbeat import heartbeat_path
 from hudi_core.timeline.instant import Action
-from hudi_core.write.crash import ENV_VAR
-from hudi_core.write.heartbeat import heartbeat_path
 from tests import hudi_rs
 from tests.concurrency.options import LOCK_PACKAGE, occ
 from tests.concurrency.pause import paused

@@ -32,10 +32,10 @@ import pytest
 from hudi_core import HudiStorageError, HudiTable, WriteResult
 from hudi_core.concurrency.storage_lock import LOCK_FILE
 from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_name
+from hudi_core.lifecycle.heartbeat import HEARTBEAT_DIR
+from hudi_core.lifecycle.markers import TEMP_DIR
 from hudi_core.table.listing import list_partitions
 from hudi_core.timeline.instant import Action
-from hudi_core.write.heartbeat import HEARTBEAT_DIR
-from hudi_core.write.markers import TEMP_DIR
 from tests.faults.faulty_storage import inject
 from tests.faults.tables import SCHEMA, rows, values
 from tests.invariants import assert_healthy

@@ -12,11 +12,11 @@ import pytest
 
 from hudi_core import HudiTable
 from hudi_core.errors import CommitError
+from hudi_core.lifecycle.markers import Markers
 from hudi_core.storage import Storage
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.client import WriteClient
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
-from hudi_core.write.markers import Markers
 from hudi_core.write.operation import WriteOperation
 from tests.model import TRIPS_SCHEMA
 

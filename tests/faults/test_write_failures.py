@@ -13,12 +13,12 @@ import pytest
 
 from hudi_core import HudiStorageError, HudiTable, WriteConflictError, WriteOperation
 from hudi_core.concurrency.storage_lock import LOCK_FILE, TableLock
+from hudi_core.lifecycle.heartbeat import HEARTBEAT_DIR
+from hudi_core.lifecycle.markers import TEMP_DIR, Markers
 from hudi_core.storage import Storage
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.client import WriteClient, arrow_engine
 from hudi_core.write.handles import FileGroupWrite, WriteContext
-from hudi_core.write.heartbeat import HEARTBEAT_DIR
-from hudi_core.write.markers import TEMP_DIR, Markers
 from tests.faults.faulty_storage import inject
 from tests.faults.tables import SCHEMA, rows, values
 from tests.invariants import assert_healthy

@@ -29,15 +29,15 @@ from hudi_core.cli import main as cli_main
 from hudi_core.cli.app import EXIT_ERROR
 from hudi_core.config import HudiConfigs
 from hudi_core.errors import HudiStorageError, MetadataTableError, TimelineError
+from hudi_core.lifecycle.markers import IOType, Markers
+from hudi_core.lifecycle.metadata_writer import MetadataSettings, MetadataTableWriter
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.updates import MetadataUpdate, files_update
-from hudi_core.metadata.writer import MetadataSettings, MetadataTableWriter
 from hudi_core.storage import Storage
 from hudi_core.timeline.instant import Action
 from hudi_core.timeline.schemas import CLEANER_PLAN, REPLACE_COMMIT_METADATA, ROLLBACK_PLAN
 from hudi_core.timeline.serde import decode_instant_content, encode_avro_container
 from hudi_core.timeline.writer import TimelineWriter
-from hudi_core.write.markers import IOType, Markers
 from tests import hudi_rs
 from tests.hudi_core.write.test_write_bad_input import _edit_properties, _snapshot
 from tests.model import TRIPS_SCHEMA, canonical, table_rows

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
 import hudi_core
 
@@ -31,3 +32,13 @@ def test_the_types_the_facade_returns_are_exported(tmp_path: Path) -> None:
     assert isinstance(table.plan(), hudi_core.ScanPlan)
     assert isinstance(table.compact(None, {"hoodie.compact.inline.max.delta.commits": "1"}), hudi_core.ServiceResult)
     assert {"ScanPlan", "ServiceResult", "TableConfig", "WriteResult"} <= set(hudi_core.__all__)
+
+
+def test_the_facades_old_module_path_still_works_with_a_deprecation_warning() -> None:
+    import hudi_core.table  # noqa: PLC0415
+
+    with pytest.warns(DeprecationWarning, match=r"hudi_core\.table\.HudiTable moved to hudi_core\.hudi_table"):
+        old = hudi_core.table.HudiTable
+    assert old is hudi_core.HudiTable
+    with pytest.raises(AttributeError):
+        _ = hudi_core.table.no_such_name

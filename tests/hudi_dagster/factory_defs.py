@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 from dagster import AssetExecutionContext
 
 from hudi_core import HudiTable
-from hudi_core.table import table_exists
+from hudi_core.hudi_table import table_exists
 from hudi_dagster import HudiTableConfig, hudi_incremental_asset
 
 ROOT = Path(os.environ.get("HUDI_FACTORY_ROOT", "."))

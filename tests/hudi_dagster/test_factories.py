@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 from dagster import AssetExecutionContext
 
 from hudi_core import HudiTable, write_hudi
-from hudi_core.write.markers import Markers
+from hudi_core.lifecycle.markers import Markers
 from hudi_dagster import (
     HudiTableConfig,
     cdc_mirror_rows,

@@ -13,8 +13,8 @@ from dagster._core.definitions.observe import observe  # the public name is gone
 
 from hudi_core import HudiTable, WriteResult, write_hudi
 from hudi_core.cli.health import table_stats
+from hudi_core.lifecycle.markers import Markers
 from hudi_core.timeline.instant import State
-from hudi_core.write.markers import Markers
 from hudi_dagster import (
     HudiTableConfig,
     hudi_commit_sensor,

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import HudiTable
-from hudi_core.write.crash import ENV_VAR
+from hudi_core.lifecycle.crash import ENV_VAR
 from tests.concurrency.options import occ
 from tests.concurrency.pause import paused
 

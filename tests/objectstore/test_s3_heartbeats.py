@@ -9,9 +9,9 @@ import sys
 import tempfile
 import time
 
+from hudi_core.lifecycle.heartbeat import heartbeat_expired, heartbeat_writer, last_heartbeat_ms, touch_heartbeat
+from hudi_core.lifecycle.process_identity import this_process
 from hudi_core.storage import Storage
-from hudi_core.write.heartbeat import heartbeat_expired, heartbeat_writer, last_heartbeat_ms, touch_heartbeat
-from hudi_core.write.process_identity import this_process
 
 
 def test_a_heartbeat_on_s3_is_as_recent_as_it_was_written(bucket: str) -> None:

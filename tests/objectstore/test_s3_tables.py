@@ -20,8 +20,8 @@ import pytest
 from hudi_core import HudiStorageError, HudiTable, TableNotFoundError
 from hudi_core.concurrency.retry import retry_on_conflict
 from hudi_core.concurrency.storage_lock import LOCK_FILE, TableLock
+from hudi_core.lifecycle.crash import ENV_VAR
 from hudi_core.storage import Storage
-from hudi_core.write.crash import ENV_VAR
 from tests import hudi_rs
 from tests.invariants import assert_healthy
 from tests.model import TRIPS_SCHEMA, TableModel, canonical, table_rows

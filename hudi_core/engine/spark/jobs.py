@@ -5,7 +5,7 @@ other tasks may still be writing files: Spark only asks them to stop. The write 
 instant back, and must not do so under tasks still writing. So the job runs in a job group of its
 own; on failure the group is cancelled (interrupting the tasks) and the driver waits until none of
 its tasks runs before the error propagates to the rollback. Tasks that outlive the wait (a lost
-executor) are caught by the rollback fence (`hudi_core.write.markers`). Spark Connect clients have
+executor) are caught by the rollback fence (`hudi_core.lifecycle.markers`). Spark Connect clients have
 no status tracker: there the job is interrupted by tag and the fence alone applies.
 """
 

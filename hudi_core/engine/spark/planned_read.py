@@ -22,7 +22,7 @@ from pyspark.sql.types import BinaryType, StructField, StructType
 from hudi_core.engine.spark.splits import hudi_read_options, plan_splits, read_split, split_bytes
 from hudi_core.engine.spark.types import arrow_schema, spark_schema
 from hudi_core.errors import HudiConfigError
-from hudi_core.table import Filters, HudiTable
+from hudi_core.hudi_table import Filters, HudiTable
 
 _SPLITS = StructType([StructField("split", BinaryType(), False)])
 

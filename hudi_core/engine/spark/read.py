@@ -32,7 +32,7 @@ from hudi_core.engine.spark.source_writer import HudiSourceWriter
 from hudi_core.engine.spark.splits import SliceSplit, hudi_read_options, plan_splits, read_split, split_bytes
 from hudi_core.engine.spark.types import arrow_schema, batches_for_spark, spark_schema
 from hudi_core.errors import HudiConfigError
-from hudi_core.table import HudiTable
+from hudi_core.hudi_table import HudiTable
 
 
 def hudi_options(options: Mapping[str, str]) -> tuple[str, dict[str, str]]:

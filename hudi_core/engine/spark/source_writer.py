@@ -28,17 +28,17 @@ from hudi_core.config.write import HudiWriteConfig, InsertDupPolicy
 from hudi_core.engine.spark.tasks import task_identity
 from hudi_core.engine.spark.types import arrow_schema
 from hudi_core.errors import HudiConfigError
+from hudi_core.hudi_table import table_for_write
+from hudi_core.lifecycle.heartbeat import touch_heartbeat
+from hudi_core.lifecycle.markers import IOType
 from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.services.base import ServiceContext
 from hudi_core.services.inline import run_inline_services
 from hudi_core.storage import Storage
-from hudi_core.table import table_for_write
 from hudi_core.table.listing import latest_slices
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.client import WriteClient, current_data_schema, write_context
 from hudi_core.write.handles import FileGroupWrite, write_file_group
-from hudi_core.write.heartbeat import touch_heartbeat
-from hudi_core.write.markers import IOType
 from hudi_core.write.operation import WriteOperation
 from hudi_core.write.planner import new_file_id
 from hudi_core.write.prepare import PARTITION, prepare_batch

@@ -15,8 +15,8 @@ from hudi_core.config import HudiConfigs
 from hudi_core.config.read import HudiReadConfig
 from hudi_core.engine.spark.types import batches_for_spark
 from hudi_core.file_group import FileSlice
+from hudi_core.hudi_table import HudiTable
 from hudi_core.merge.file_group_reader import FileGroupReader, SliceReadRequest
-from hudi_core.table import HudiTable
 from hudi_core.table.scan import ScanPlan
 
 SPLIT_BYTES_OPTION = HudiReadConfig.SPLIT_BYTES.key

@@ -41,6 +41,7 @@ from hudi_core.engine.spark.tasks import task_identity
 from hudi_core.engine.spark.types import arrow_schema, spark_schema
 from hudi_core.errors import DuplicateKeyError, HudiError
 from hudi_core.file_group import FileSlice
+from hudi_core.hudi_table import table_for_write
 from hudi_core.index.bucket import bucket_layout, bucket_targets
 from hudi_core.index.partition_moves import (
     STORED_KEY,
@@ -50,12 +51,11 @@ from hudi_core.index.partition_moves import (
     plan_stored_ordering,
 )
 from hudi_core.index.tagger import IndexSpec, Tags, stored_keys
+from hudi_core.lifecycle.pending import PendingServices, pending_services
 from hudi_core.merge.dedup import last_per_key
 from hudi_core.services.base import ServiceContext
 from hudi_core.services.inline import with_inline_services
-from hudi_core.services.pending import PendingServices, pending_services
 from hudi_core.storage import Storage
-from hudi_core.table import table_for_write
 from hudi_core.table.listing import latest_slices
 from hudi_core.table.state import TableState
 from hudi_core.timeline import Timeline

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -50,6 +49,7 @@ import pyarrow as pa
 from hudi_core.errors import FileFormatError, SchemaError
 from hudi_core.file_group.log_file.avro_decode import decode_records
 from hudi_core.file_group.log_file.avro_encode import encode_records
+from hudi_core.file_group.log_file.avro_node import AvroNode
 from hudi_core.schema.avro import AvroSchema, avro_to_arrow_schema
 
 __all__ = ["AvroNode", "compile_schema", "decode_datums", "encode_datums"]
@@ -57,31 +57,6 @@ __all__ = ["AvroNode", "compile_schema", "decode_datums", "encode_datums"]
 _PRIMITIVE_KINDS = ("null", "boolean", "int", "long", "float", "double", "bytes", "string")
 _MIN_SIZE = {"null": 0, "boolean": 1, "int": 1, "long": 1, "float": 4, "double": 8, "bytes": 1, "string": 1}
 _FIXED_SIZE = {"null": 0, "boolean": 1, "float": 4, "double": 8}
-
-
-@dataclass(eq=False)
-class AvroNode:
-    """One Avro type, resolved: its decoding kind, Arrow type and children.
-
-    `kind` is a primitive name or "fixed", "enum", "decimal", "record", "array", "map", "union".
-    `size` is the fixed size (0 for a `bytes` decimal). Unions keep the index of their null branch
-    (-1 if none), of their one value branch (-1 if none, children then empty) and their width.
-    `min_size` is the fewest bytes a value takes, which bounds block counts read from corrupt data;
-    `fixed_size` is the size every value takes, or -1 when values vary.
-    """
-
-    kind: str
-    path: str
-    arrow_type: pa.DataType
-    children: list[AvroNode] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
-    symbols: list[str] = field(default_factory=list)
-    size: int = 0
-    null_index: int = -1
-    value_index: int = -1
-    branch_count: int = 0
-    min_size: int = 0
-    fixed_size: int = -1
 
 
 def compile_schema(avro_schema: AvroSchema) -> tuple[AvroNode, pa.Schema]:

@@ -25,7 +25,7 @@ from hudi_core.errors import FileFormatError
 from hudi_core.file_group.log_file.avro_encode import decimal_magnitude
 
 if TYPE_CHECKING:
-    from hudi_core.file_group.log_file.avro_codec import AvroNode
+    from hudi_core.file_group.log_file.avro_node import AvroNode
 
 I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]

@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from hudi_core.errors import SchemaError
 
 if TYPE_CHECKING:
-    from hudi_core.file_group.log_file.avro_codec import AvroNode
+    from hudi_core.file_group.log_file.avro_node import AvroNode
 
 I64 = npt.NDArray[np.int64]
 U8 = npt.NDArray[np.uint8]

@@ -23,10 +23,10 @@ from hudi_core.file_group.base_file.hfile import read_hfile_cells
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey
 from hudi_core.file_group.log_file.reader import read_log_blocks
 from hudi_core.index.tagger import tag_by_record_index
+from hudi_core.lifecycle.metadata_writer import hfile_block
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import METADATA_DIR, MetadataTableReader
 from hudi_core.metadata.record import SCHEMA_V8, decode
-from hudi_core.metadata.writer import hfile_block
 from hudi_core.table.listing import FileListing, latest_slices
 from hudi_core.table.state import load_table_state
 from hudi_core.timeline.instant import Action

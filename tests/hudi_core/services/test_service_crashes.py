@@ -21,7 +21,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import HudiTable
-from hudi_core.write.crash import CRASH_POINTS, ENV_VAR
+from hudi_core.lifecycle.crash import CRASH_POINTS, ENV_VAR
 from tests import hudi_rs
 from tests.invariants import assert_healthy
 from tests.model import canonical, table_rows

@@ -23,9 +23,9 @@ import pytest
 
 from hudi_core import HudiTable
 from hudi_core.errors import HudiError, UnsupportedTableVersionError
+from hudi_core.lifecycle.crash import CRASH_POINTS, ENV_VAR
 from hudi_core.storage import Storage
 from hudi_core.table.state import load_table_state
-from hudi_core.write.crash import CRASH_POINTS, ENV_VAR
 from tests import hudi_rs
 from tests.corpus import CorpusTable, as_multiset, corpus_tables, extract, normalize_rows
 

@@ -24,6 +24,8 @@ import pytest
 
 from hudi_core import ConcurrentWriteError, HudiTable, WriteOperation
 from hudi_core.concurrency.storage_lock import LOCK_FILE
+from hudi_core.lifecycle.crash import CRASH_POINTS, ENV_VAR
+from hudi_core.lifecycle.heartbeat import heartbeat_path
 from hudi_core.storage import Storage
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import WriteStat
@@ -31,9 +33,7 @@ from hudi_core.timeline.instant import DATA_ACTIONS, Action, Instant
 from hudi_core.timeline.serde import decode_instant_content
 from hudi_core.timeline.writer import latest_time_on, new_instant_time
 from hudi_core.write.client import WriteClient
-from hudi_core.write.crash import CRASH_POINTS, ENV_VAR
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
-from hudi_core.write.heartbeat import heartbeat_path
 from tests import hudi_rs
 from tests.invariants import assert_healthy
 from tests.model import TRIPS_SCHEMA, TableModel, canonical, table_rows

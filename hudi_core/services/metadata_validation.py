@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hudi_core.config import HudiConfigs
+from hudi_core.lifecycle.metadata_sync import InitialBuild, slice_keys
+from hudi_core.lifecycle.metadata_writer import MetadataSettings
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import MetadataTableReader
 from hudi_core.metadata.record_index import location_of
-from hudi_core.metadata.sync import InitialBuild, slice_keys
-from hudi_core.metadata.writer import MetadataSettings
 from hudi_core.services.clean import files_being_cleaned
 from hudi_core.storage import Storage
 from hudi_core.table.state import load_table_state

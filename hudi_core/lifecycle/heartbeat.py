@@ -8,7 +8,7 @@ missing) belongs to a dead writer and may be rolled back; a fresh one must never
 
 A process that runs a whole write or service writes its identity into the file (Apache Hudi ignores
 the content): when it ran on this machine and is gone, its heartbeat on a table on the local file
-system is stale at once rather than after the misses (:mod:`hudi_core.write.process_identity`);
+system is stale at once rather than after the misses (:mod:`hudi_core.lifecycle.process_identity`);
 tables on object stores keep Hudi's rule alone. Tasks beating for a write that another
 process runs leave the file empty: they may come and go while the write lives on.
 """
@@ -22,8 +22,8 @@ import time
 from collections.abc import Callable
 
 from hudi_core.errors import HudiStorageError
+from hudi_core.lifecycle.process_identity import ProcessIdentity, has_exited, this_process
 from hudi_core.storage import Storage
-from hudi_core.write.process_identity import ProcessIdentity, has_exited, this_process
 
 HEARTBEAT_DIR = ".hoodie/.heartbeat"
 

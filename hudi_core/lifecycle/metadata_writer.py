@@ -26,9 +26,11 @@ from hudi_core.config.write import HudiIndexConfig
 from hudi_core.errors import MetadataTableError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.hfile_writer import write_hfile
+from hudi_core.file_group.compaction_plan import CompactionOperation, plan_record
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey, encode_block
 from hudi_core.file_group.log_file.writer import delete_block, new_log_file_name
 from hudi_core.file_group.naming import BaseFileName, parse_base_file_name, parse_log_file_name
+from hudi_core.lifecycle import crash
 from hudi_core.metadata.keys import file_group_index, file_group_indexes
 from hudi_core.metadata.partitions import ORDER, MetadataPartition
 from hudi_core.metadata.reader import INIT_INSTANT_PREFIX, METADATA_DIR, KeyFilter, MetadataTableReader
@@ -41,7 +43,6 @@ from hudi_core.metadata.record import (
     metadata_record_schema,
 )
 from hudi_core.metadata.updates import MetadataUpdate
-from hudi_core.services.compaction_plan import CompactionOperation, plan_record
 from hudi_core.storage import Storage
 from hudi_core.table.create import update_table_properties, write_partition_metafile
 from hudi_core.timeline import Timeline
@@ -50,7 +51,6 @@ from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.schemas import COMMIT_METADATA, COMPACTION_PLAN
 from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import TimelineWriter, new_instant_time
-from hudi_core.write import crash
 
 METADATA_PARTITIONS_KEY = HudiTableConfig.METADATA_PARTITIONS.key
 METADATA_PARTITIONS_INFLIGHT_KEY = HudiTableConfig.METADATA_PARTITIONS_INFLIGHT.key

@@ -15,9 +15,9 @@ from dataclasses import replace
 from hudi_core.concurrency import table_lock
 from hudi_core.config import HudiConfigs
 from hudi_core.errors import HudiConfigError
+from hudi_core.lifecycle.metadata_sync import MetadataSync
+from hudi_core.lifecycle.metadata_writer import METADATA_PARTITIONS_INFLIGHT_KEY, MetadataTableWriter
 from hudi_core.metadata.partitions import ORDER, MetadataPartition
-from hudi_core.metadata.sync import MetadataSync
-from hudi_core.metadata.writer import METADATA_PARTITIONS_INFLIGHT_KEY, MetadataTableWriter
 from hudi_core.storage import Storage
 from hudi_core.table.create import update_table_properties
 from hudi_core.table.state import load_table_state

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hudi_core.write.process_identity import ProcessIdentity, has_exited, this_process
+from hudi_core.lifecycle.process_identity import ProcessIdentity, has_exited, this_process
 from tests.processes import PRINT_IDENTITY, REPO_ROOT, identity_of_a_finished_process
 
 

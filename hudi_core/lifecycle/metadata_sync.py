@@ -22,6 +22,7 @@ from hudi_core.config.metadata import HudiMetadataConfig
 from hudi_core.config.table import RecordMergeMode
 from hudi_core.file_group.fs_view import visible_instants
 from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_name
+from hudi_core.lifecycle.metadata_writer import MetadataSettings, MetadataTableWriter
 from hudi_core.merge.file_group_reader import FileGroupReader
 from hudi_core.metadata.column_stats import indexable_columns
 from hudi_core.metadata.partitions import ORDER, MetadataPartition
@@ -29,7 +30,6 @@ from hudi_core.metadata.reader import METADATA_DIR
 from hudi_core.metadata.record import MetadataRecord
 from hudi_core.metadata.record_index import location_record
 from hudi_core.metadata.updates import IndexedColumns, MetadataUpdate, clean_update, commit_update, files_update
-from hudi_core.metadata.writer import MetadataSettings, MetadataTableWriter
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.schema.meta_fields import RECORD_KEY, with_meta_fields, without_meta_fields
 from hudi_core.schema.resolver import resolve_avro_schema

@@ -19,7 +19,10 @@ from collections import defaultdict
 
 from hudi_core.errors import TimelineError
 from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_name
-from hudi_core.services.recorded_paths import planned_file, planned_partition, written_file
+from hudi_core.lifecycle import crash
+from hudi_core.lifecycle.heartbeat import heartbeat_path
+from hudi_core.lifecycle.markers import Markers
+from hudi_core.lifecycle.recorded_paths import planned_file, planned_partition, written_file
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
 from hudi_core.table.scan import TableScanner
@@ -29,9 +32,6 @@ from hudi_core.timeline.instant import TABLE_SERVICE_ACTIONS, Action, Instant, S
 from hudi_core.timeline.schemas import ROLLBACK_METADATA, ROLLBACK_PLAN
 from hudi_core.timeline.serde import decode_instant_content, encode_avro_container
 from hudi_core.timeline.writer import TimelineWriter, latest_time_on, new_instant_time
-from hudi_core.write import crash
-from hudi_core.write.heartbeat import heartbeat_path
-from hudi_core.write.markers import Markers
 
 
 def files_written_by(storage: Storage, timeline: Timeline, instant: Instant) -> dict[str, list[str]]:

@@ -13,9 +13,7 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import ConcurrentWriteError, HudiTable
-from hudi_core.storage import Storage
-from hudi_core.timeline.writer import latest_time_on, new_instant_time
-from hudi_core.write.heartbeat import (
+from hudi_core.lifecycle.heartbeat import (
     InstantHeartbeat,
     heartbeat_expired,
     heartbeat_path,
@@ -23,7 +21,9 @@ from hudi_core.write.heartbeat import (
     last_heartbeat_ms,
     touch_heartbeat,
 )
-from hudi_core.write.process_identity import ProcessIdentity, this_process
+from hudi_core.lifecycle.process_identity import ProcessIdentity, this_process
+from hudi_core.storage import Storage
+from hudi_core.timeline.writer import latest_time_on, new_instant_time
 from tests.processes import identity_of_a_finished_process
 
 MINUTE_MS = 60_000  # the default interval: only the mechanism can make a heartbeat stale at once

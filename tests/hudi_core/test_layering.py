@@ -1,0 +1,149 @@
+"""hudi_core's packages form floors that only import downward, and no modules import each other in
+a cycle.
+
+Floors, from the ground up (a package on a floor may import its own floor and the ones below):
+
+    errors, metrics, config, storage, expr, parallel
+    timeline
+    schema, keygen
+    file_group      base and log files, the bloom filter of base files
+    merge           merge rules and the file-group reader that applies them
+    index, metadata, table    record locations; the metadata table; the table on storage
+    lifecycle       an instant on storage: heartbeats, markers, crash points, rollback, pending
+                    plans, and the metadata-table update every commit makes
+    write           planning a write and the file-group writes it fans out
+    engine          Arrow (in-process) and Spark executors
+    services, concurrency     table services (and metadata indexing and validation); locks and
+                              conflict resolution
+    hudi_table      the façade: HudiTable, write_hudi
+    cli, spark      entry points
+
+Every import counts, those under TYPE_CHECKING and inside functions too. `UPWARD_STILL` lists the
+upward imports that remain: the test fails when one is added, and when one listed is gone (so the
+list only shrinks).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "hudi_core"
+
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("errors", "metrics", "config", "storage", "expr", "parallel"),
+    ("timeline",),
+    ("schema", "keygen"),
+    ("file_group",),
+    ("merge",),
+    ("index", "metadata", "table"),
+    ("lifecycle",),
+    ("write",),
+    ("engine",),
+    ("services", "concurrency"),
+    ("hudi_table",),
+    ("cli", "spark"),
+)
+
+UPWARD_STILL: frozenset[tuple[str, str]] = frozenset(
+    {
+        # The Spark engine still reaches the façade for its table handle (the engine hooks `plan`,
+        # `cdc_*`, `state` are still HudiTable methods) ...
+        ("hudi_core.engine.spark.planned_read", "hudi_core.hudi_table"),
+        ("hudi_core.engine.spark.read", "hudi_core.hudi_table"),
+        ("hudi_core.engine.spark.source_writer", "hudi_core.hudi_table"),
+        ("hudi_core.engine.spark.splits", "hudi_core.hudi_table"),
+        ("hudi_core.engine.spark.write", "hudi_core.hudi_table"),
+        # ... and runs "write, then inline services" itself, as the write client does;
+        ("hudi_core.engine.spark.source_writer", "hudi_core.services.base"),
+        ("hudi_core.engine.spark.source_writer", "hudi_core.services.inline"),
+        ("hudi_core.engine.spark.write", "hudi_core.services.base"),
+        ("hudi_core.engine.spark.write", "hudi_core.services.inline"),
+        # the write client holds both the planner (`plan_batch`, which the Spark engine calls) and
+        # the commit with its locks and conflict checks.
+        ("hudi_core.write.client", "hudi_core.concurrency"),
+        ("hudi_core.write.client", "hudi_core.concurrency.conflicts"),
+        ("hudi_core.write.client", "hudi_core.services.base"),
+    }
+)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, name: str) -> Iterator[str]:
+    """hudi_core modules and packages `path` imports (a `from X import y` names X.y too)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join([*base, node.module] if node.module else base)
+            yield target
+            yield from (f"{target}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+
+
+def _graph() -> dict[str, set[str]]:
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    return {name: {t for t in _imports(path, name) if t in paths and t != name} for name, path in paths.items()}
+
+
+def _floor(module: str) -> int:
+    top = module.split(".")[1] if "." in module else ""
+    for level, packages in enumerate(FLOORS):
+        if top in packages:
+            return level
+    raise AssertionError(f"{module} is on no floor: add its package to FLOORS")
+
+
+def test_every_package_is_on_one_floor() -> None:
+    for module in _graph():
+        if module != "hudi_core":
+            _floor(module)
+
+
+def test_imports_only_look_down() -> None:
+    graph = _graph()
+    upward = {
+        (module, target)
+        for module, targets in graph.items()
+        if module != "hudi_core"
+        for target in targets
+        if target != "hudi_core" and _floor(target) > _floor(module)
+    }
+    added = sorted(upward - UPWARD_STILL)
+    assert not added, "imports from a lower floor to a higher one:\n" + "\n".join(f"{a} -> {b}" for a, b in added)
+    gone = sorted(UPWARD_STILL - upward)
+    assert not gone, "listed upward imports that are gone (remove them from UPWARD_STILL):\n" + "\n".join(
+        f"{a} -> {b}" for a, b in gone
+    )
+
+
+def test_no_modules_import_each_other_in_a_cycle() -> None:
+    graph = _graph()
+    # A package's __init__ that re-exports its own modules is not a cycle of the code; a module
+    # importing its package's __init__ is (it runs that __init__ first).
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            if module.startswith(target + ".") or target.startswith(module + "."):
+                continue  # a package and its own modules
+            if state.get(target) == 1:
+                cycle = [*path[path.index(target) :], target]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
