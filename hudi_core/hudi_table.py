@@ -32,9 +32,10 @@ from hudi_core.config.write import HudiWriteConfig
 from hudi_core.engine.arrow import iter_plan, plan_batch_reader, read_plan
 from hudi_core.errors import HudiConfigError, HudiError, TableExistsError
 from hudi_core.file_group import FileSlice
+from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.services import archival, clean, clustering, compaction, savepoint
-from hudi_core.services.base import ServiceContext, ServiceResult
+from hudi_core.services.base import ServiceContext
 from hudi_core.services.indexing import build_metadata_partitions
 from hudi_core.services.inline import with_inline_services
 from hudi_core.services.metadata_validation import MetadataValidation, validate_metadata

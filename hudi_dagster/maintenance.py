@@ -8,7 +8,7 @@ import dagster as dg
 from dagster import OpExecutionContext
 
 from hudi_core import HudiTable
-from hudi_core.services.base import ServiceResult
+from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_dagster.config import HudiTableConfig
 from hudi_dagster.factories import pool_for, table_slug
 

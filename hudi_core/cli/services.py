@@ -13,7 +13,7 @@ from rich.console import Console
 from hudi_core.cli.options import INSTANT_TIME, global_flags, hudi_options, parse_options
 from hudi_core.cli.render import Output, print_line
 from hudi_core.hudi_table import HudiTable
-from hudi_core.services.base import ServiceResult
+from hudi_core.lifecycle.service_result import ServiceResult
 
 
 def service_entry(action: str, result: ServiceResult | None) -> dict[str, Any]:

@@ -84,7 +84,10 @@ _JAVA_IO: Final = "Java storage/IO implementation class; this library has its ow
 _JAVA_NAMING: Final = "Java file-id prefix provider; file ids are random UUIDs here"
 _JAVA_SIZING: Final = "Java sizing/statistics class; this library uses its own"
 _VALIDATION: Final = "write schemas are always validated against the table schema"
-_SERVICES: Final = "table services (clean, compaction, clustering, archival) are not implemented yet"
+_SERVICES: Final = (
+    "a switch for all table services at once is not implemented; each service has its own inline or automatic "
+    "option (hoodie.clean.automatic, hoodie.compact.inline, ...)"
+)
 _MARKERS: Final = "marker-file placement of the Java writer; not implemented yet"
 _UPGRADE_CHECK: Final = "check for tables upgraded from before Hudi 0.12; not applicable"
 _LOGGING: Final = "log-masking setting of the Hudi Streamer; no effect here"

@@ -37,7 +37,8 @@ from hudi_core.errors import FileFormatError
 from hudi_core.lifecycle import crash
 from hudi_core.lifecycle.markers import Markers
 from hudi_core.lifecycle.pending import read_plan
-from hudi_core.services.base import ServiceContext, ServiceResult
+from hudi_core.lifecycle.service_result import ServiceResult
+from hudi_core.services.base import ServiceContext
 from hudi_core.services.clean import earliest_commit_to_retain
 from hudi_core.storage import Storage
 from hudi_core.table.state import TableState, archive_dir

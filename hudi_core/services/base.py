@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from hudi_core.concurrency import is_optimistic, table_lock
 from hudi_core.config import HudiConfigs, validate_options
@@ -25,26 +24,6 @@ from hudi_core.storage import Storage
 from hudi_core.table.state import TableState, load_table_state
 from hudi_core.timeline.instant import Instant, State
 from hudi_core.timeline.writer import TimelineWriter
-
-
-@dataclass(frozen=True)
-class ServiceResult:
-    """The outcome of one table service run.
-
-    Attributes:
-        action: compaction, logcompaction, clustering, clean, archive, rollback, savepoint or restore.
-        instant_time: the service's instant (None when it wrote none, e.g. archival).
-        completion_time: when that instant completed.
-        counts: what it did, e.g. {"file_groups": 3, "files_written": 3, "records": 1200}.
-    """
-
-    action: str
-    instant_time: str | None
-    completion_time: str | None
-    counts: Mapping[str, int] = field(default_factory=dict)
-
-    def __getitem__(self, name: str) -> int:
-        return self.counts.get(name, 0)
 
 
 class ServiceContext:

@@ -36,7 +36,8 @@ from hudi_core.file_group.naming import parse_log_file_name
 from hudi_core.lifecycle import crash
 from hudi_core.lifecycle.pending import FileGroupId, pending_services, read_plan
 from hudi_core.lifecycle.recorded_paths import planned_file, planned_partition
-from hudi_core.services.base import ServiceContext, ServiceResult
+from hudi_core.lifecycle.service_result import ServiceResult
+from hudi_core.services.base import ServiceContext
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
 from hudi_core.table.state import TableState

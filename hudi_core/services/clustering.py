@@ -36,11 +36,12 @@ from hudi_core.file_group.naming import parse_base_file_name, parse_log_file_nam
 from hudi_core.lifecycle import crash
 from hudi_core.lifecycle.markers import IOType, Markers
 from hudi_core.lifecycle.pending import clustering_slices, pending_services, read_plan
+from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_core.merge.file_group_reader import FileGroupReader, SliceReadRequest
 from hudi_core.parallel import ordered_map
 from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.schema.meta_fields import COMMIT_SEQNO, COMMIT_TIME, without_meta_fields
-from hudi_core.services.base import ServiceContext, ServiceResult
+from hudi_core.services.base import ServiceContext
 from hudi_core.services.layout import LayoutStrategy, parse_layout_strategy, sort_indices
 from hudi_core.storage import Storage
 from hudi_core.table.listing import latest_slices

@@ -40,12 +40,13 @@ from hudi_core.file_group.naming import log_file_version
 from hudi_core.lifecycle import crash
 from hudi_core.lifecycle.markers import IOType, Markers
 from hudi_core.lifecycle.pending import compaction_operations, pending_services, read_plan
+from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_core.merge.file_group_reader import FileGroupReader, SliceReadRequest, read_log_chunks
 from hudi_core.merge.record_merger import merge_log_chunks
 from hudi_core.parallel import ordered_map
 from hudi_core.schema.arrow_avro import table_avro_schema, with_meta_fields_avro
 from hudi_core.schema.meta_fields import COMMIT_TIME, without_meta_fields
-from hudi_core.services.base import ServiceContext, ServiceResult
+from hudi_core.services.base import ServiceContext
 from hudi_core.storage import Storage
 from hudi_core.table.listing import latest_slices
 from hudi_core.table.scan import TableScanner

@@ -17,8 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from hudi_core.config.services import HudiArchivalConfig, HudiCleanConfig, HudiClusteringConfig, HudiCompactionConfig
+from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_core.services import archival, clean, clustering, compaction
-from hudi_core.services.base import ServiceContext, ServiceResult
+from hudi_core.services.base import ServiceContext
 from hudi_core.write.client import WriteResult
 
 logger = logging.getLogger(__name__)

@@ -23,7 +23,8 @@ from hudi_core.errors import HudiError, InstantNotFoundError
 from hudi_core.lifecycle import crash
 from hudi_core.lifecycle.pending import read_plan
 from hudi_core.lifecycle.rollback import rollback_instant
-from hudi_core.services.base import ServiceContext, ServiceResult
+from hudi_core.lifecycle.service_result import ServiceResult
+from hudi_core.services.base import ServiceContext
 from hudi_core.storage import Storage
 from hudi_core.table.listing import list_partitions
 from hudi_core.table.scan import TableScanner

@@ -55,9 +55,10 @@ from hudi_core.file_group.log_file.blocks import avro_records
 from hudi_core.file_group.log_file.format import BlockType
 from hudi_core.file_group.log_file.reader import read_log_blocks
 from hudi_core.lifecycle import crash
+from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_core.metadata.reader import METADATA_DIR
 from hudi_core.services.archival import ArchivedAction, write_history_file
-from hudi_core.services.base import ServiceContext, ServiceResult
+from hudi_core.services.base import ServiceContext
 from hudi_core.services.compaction import run_compaction
 from hudi_core.storage import Storage
 from hudi_core.table.create import update_table_properties

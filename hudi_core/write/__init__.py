@@ -1,1 +1,3 @@
-"""Writing tables: operations, preparation, file-group planning and handles, commit."""
+"""Writing tables: the planner (`decisions`: what a write does, for every engine; `planner`:
+routing and file sizing), batch preparation, the file-group writes (`handles`), and the write
+client's commit protocol (`client`)."""

@@ -23,10 +23,9 @@ back (failed writes are cleaned LAZY: only once their heartbeat expired).
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -44,8 +43,7 @@ from hudi_core.concurrency import (
 from hudi_core.concurrency.conflicts import rolled_back_meanwhile
 from hudi_core.config import ConfigOption, HudiConfigs, validate_options
 from hudi_core.config.concurrency import HudiLockConfig
-from hudi_core.config.properties import PROPERTIES_NAME
-from hudi_core.config.table import KEY_GENERATOR_CLASSES, HudiTableConfig, TableConfig, TableType, payload_merge_mode
+from hudi_core.config.table import KEY_GENERATOR_CLASSES, TableConfig, TableType, payload_merge_mode
 from hudi_core.config.write import (
     CONSISTENT_HASHING,
     WRITABLE_TABLE_VERSIONS,
@@ -63,10 +61,8 @@ from hudi_core.errors import (
     TimelineChangedError,
     UnsupportedFeatureError,
     UnsupportedTableVersionError,
-    WriteConflictError,
 )
 from hudi_core.file_group import FileSlice
-from hudi_core.index.consistent_hashing import refuse_replacing_rings
 from hudi_core.index.partition_moves import with_stored_ordering
 from hudi_core.index.tagger import IndexSpec, Tags, tag, tag_buckets
 from hudi_core.keygen import KeyGenerator
@@ -74,9 +70,9 @@ from hudi_core.lifecycle import crash
 from hudi_core.lifecycle.heartbeat import InstantHeartbeat, heartbeat_expired, heartbeat_path, touch_heartbeat
 from hudi_core.lifecycle.markers import Markers
 from hudi_core.lifecycle.metadata_sync import data_timeline_writer
-from hudi_core.lifecycle.pending import PendingServices, pending_services
 from hudi_core.lifecycle.process_identity import this_process
 from hudi_core.lifecycle.rollback import check_nothing_lost, resume_pending_rollbacks, rollback_instant
+from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_core.merge.behaviour import merge_behaviour
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.parallel import ordered_map
@@ -84,10 +80,8 @@ from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.schema.resolver import resolve_avro_schema
-from hudi_core.services.base import ServiceResult
 from hudi_core.storage import Storage
-from hudi_core.table.create import PARTITION_METAFILE, write_partition_metafile
-from hudi_core.table.listing import FileListing, latest_slices
+from hudi_core.table.create import write_partition_metafile
 from hudi_core.table.state import TableState, load_table_state
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import (
@@ -100,14 +94,12 @@ from hudi_core.timeline.instant import DATA_ACTIONS, Action, Instant
 from hudi_core.timeline.schemas import COMMIT_METADATA, REPLACE_COMMIT_METADATA, REQUESTED_REPLACE_METADATA
 from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import TimelineWriter, latest_time_on, new_instant_time
+from hudi_core.write.decisions import decide, partitions_to_delete
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
 from hudi_core.write.operation import WriteOperation, write_action
 from hudi_core.write.planner import (
-    Sizing,
     assign_inserts,
     file_group_writes,
-    groups_to_replace,
-    replaced_groups,
     route,
     updated_groups,
 )
@@ -249,19 +241,6 @@ def _check_conflicts(
     check_write_conflicts(storage, timeline, snapshot, instant_time, written_file_groups(stats, replaced), my_files)
 
 
-def _check_non_partitioned(storage: Storage, timeline: Timeline) -> None:
-    """hoodie.properties without partition fields on a partitioned table (a lost key) would route every
-    record to the base path and store existing keys a second time."""
-    if storage.exists(PARTITION_METAFILE):
-        return  # the base path is the one partition: no listing on every write of such a table
-    partitions = [p for p in FileListing(storage, timeline).partitions() if p]
-    if partitions:
-        raise HudiConfigError(
-            f"{PROPERTIES_NAME} declares no partition fields ({HudiTableConfig.PARTITION_FIELDS.key}) but the "
-            f"table has {len(partitions)} partition(s), e.g. {partitions[0]!r}; restore the key before writing"
-        )
-
-
 def check_no_pending_restore(timeline: Timeline) -> None:
     """Nothing may be written while a restore is half done."""
     pending = [i for i in timeline.pending() if i.action is Action.RESTORE]
@@ -269,17 +248,6 @@ def check_no_pending_restore(timeline: Timeline) -> None:
         raise ConcurrentWriteError(
             f"restore {pending[0].requested_time} is pending: run restore again to finish it before writing"
         )
-
-
-def reject_clustered_updates(pending: PendingServices, groups: Iterable[tuple[str, str]]) -> None:
-    """Hudi's default SparkRejectUpdateStrategy: no update may touch a file group under clustering."""
-    for partition, file_id in sorted(groups):
-        instant = pending.clustering.get((partition, file_id))
-        if instant is not None:
-            raise WriteConflictError(
-                f"Not allowed to update the clustering file group HoodieFileGroupId{{partitionPath='{partition}', "
-                f"fileId='{file_id}'}}: clustering {instant} is pending. Run or roll back the clustering first."
-            )
 
 
 def check_writable(config: TableConfig, where: str) -> None:
@@ -338,9 +306,10 @@ class WriteClient:
 
     # ---- settings ---------------------------------------------------------------------------
 
-    def settings(self) -> WriteSettings:
-        """The table's config with the write options checked against it (engines plan with these)."""
-        config = load_table_state(self._storage).config
+    def settings(self, state: TableState | None = None) -> WriteSettings:
+        """The table's config with the write options checked against it (engines plan with these);
+        `state`: the table state the caller already loaded."""
+        config = (state or load_table_state(self._storage)).config
         check_writable(config, self._storage.base_uri)
         configs = self._configs(config)
         keygen = KeyGenerator.from_table_config(config)
@@ -412,9 +381,9 @@ class WriteClient:
         checkpoint_identifier: str | None = None,
     ) -> WriteResult:
         """Performs one write operation (see module docstring)."""
-        settings = self.settings()
+        state = load_table_state(self._storage)
+        settings = self.settings(state)
         config, keygen, index = settings.config, settings.keygen, settings.index
-        state: TableState = load_table_state(self._storage)
         batch = None
         if operation is not WriteOperation.DELETE_PARTITION:
             batch = prepare_batch(
@@ -432,7 +401,7 @@ class WriteClient:
         def planner(state: TableState, config: TableConfig, configs: HudiConfigs) -> WritePlan:
             return self.plan_batch(operation, batch, partitions, state.timeline, config, configs, keygen, index)
 
-        return self.run(operation, planner, checkpoint, checkpoint_identifier)
+        return self.run(operation, planner, checkpoint, checkpoint_identifier, settings)
 
     def run(
         self,
@@ -440,16 +409,17 @@ class WriteClient:
         planner: Callable[[TableState, TableConfig, HudiConfigs], WritePlan],
         checkpoint: str | None = None,
         checkpoint_identifier: str | None = None,
+        settings: WriteSettings | None = None,
     ) -> WriteResult:
         """The commit protocol every engine shares: lock, recover, plan, instant, execute, complete.
 
         Single writer: `planner` runs under the table lock after failed writes were rolled back, so
         what it tags and plans cannot change before the instant completes. Optimistic concurrency:
         it runs against a snapshot without the lock; the commit checks what changed since.
+        `settings`: the ones the caller planned with (else read from the table now).
         """
-        config = load_table_state(self._storage).config
-        check_writable(config, self._storage.base_uri)
-        configs = self._configs(config)
+        settings = settings or self.settings()
+        config, configs = settings.config, settings.configs
         finish = _Finish(operation, config, configs, checkpoint, checkpoint_identifier)
         if is_optimistic(configs):
             snapshot_state, plan = self._plan_on_snapshot(planner, config, configs)
@@ -528,11 +498,13 @@ class WriteClient:
             state = load_table_state(self._storage)
             check_no_pending_restore(state.timeline)
             writer = data_timeline_writer(self._storage, state.timeline, configs)
-            self._recover(state.timeline, writer, configs)
-            yield load_table_state(self._storage), writer
+            if self._recover(state.timeline, writer, configs):
+                state = load_table_state(self._storage)
+            yield state, writer
 
-    def _recover(self, timeline: Timeline, writer: TimelineWriter, configs: HudiConfigs) -> None:
-        """Finishes interrupted rollbacks, rolls back writes whose writer died, drops stale markers.
+    def _recover(self, timeline: Timeline, writer: TimelineWriter, configs: HudiConfigs) -> bool:
+        """Finishes interrupted rollbacks, rolls back writes whose writer died, drops stale markers;
+        returns whether the timeline changed.
 
         EAGER (single writer): a pending write with a live heartbeat means a second writer, which
         is refused. LAZY (optimistic concurrency): live writes are left alone. NEVER: nothing is
@@ -541,14 +513,16 @@ class WriteClient:
         heartbeat_ms = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
         misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
         policy = failed_writes_policy(configs)
-        resume_pending_rollbacks(self._storage, timeline, writer)
-        timeline = load_table_state(self._storage).timeline  # the resumed rollbacks changed it
+        changed = any(i.action is Action.ROLLBACK for i in timeline.pending())
+        if changed:
+            resume_pending_rollbacks(self._storage, timeline, writer)
+            timeline = load_table_state(self._storage).timeline  # the resumed rollbacks changed it
         for instant in timeline.completed():
             # A writer that died right after completing leaves its markers and heartbeat behind.
             Markers(self._storage, instant.requested_time).delete_all()
             self._storage.delete(heartbeat_path(instant.requested_time))
         if policy is FailedWritesCleanPolicy.NEVER:
-            return
+            return changed
         for instant in timeline.pending():
             if instant.action not in DATA_ACTIONS or timeline.is_table_service(instant):
                 continue
@@ -559,6 +533,8 @@ class WriteClient:
                     f"instant {instant.requested_time} ({instant.action.value}) is being written by a live writer"
                 )
             rollback_instant(self._storage, timeline, writer, instant, timeline.pending_action(instant))
+            changed = True
+        return changed
 
     @contextlib.contextmanager
     def _commit_section(
@@ -622,91 +598,49 @@ class WriteClient:
         keygen: KeyGenerator,
         index: IndexSpec,
     ) -> WritePlan:
+        """The Arrow engine's plan of a write: the decisions every engine takes
+        (`hudi_core.write.decisions`), carried out on the in-process batch."""
         if operation is WriteOperation.DELETE_PARTITION:
-            patterns = list(partitions or configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE) or [])
-            if not patterns:
-                raise HudiConfigError(f"delete_partition needs partitions ({HudiWriteConfig.PARTITIONS_TO_DELETE.key})")
-            slices = latest_slices(self._storage, timeline)
-            chosen = [p for p in slices if any(fnmatch.fnmatchcase(p, pattern) for pattern in patterns)]
-            refuse_replacing_rings(self._storage, chosen)
-            replaced = {p: [s.file_id for s in slices[p]] for p in chosen if slices[p]}
-            reject_clustered_updates(pending_services(self._storage, timeline), replaced_groups(replaced))
-            return self._arrow_plan([], replaced, None)
+            return self._arrow_plan([], partitions_to_delete(self._storage, timeline, configs, partitions), None)
         assert batch is not None
-        if not keygen.is_partitioned:
-            _check_non_partitioned(self._storage, timeline)
         rows = batch.rows
-        written_partitions = set(rows.column(PARTITION).to_pylist()) if rows.num_rows else set()
-        lookup_everywhere = index.is_global or operation is WriteOperation.INSERT_OVERWRITE_TABLE
-        slices = latest_slices(self._storage, timeline, None if lookup_everywhere else written_partitions)
-        if operation.replaces_file_groups:
-            overwrite_table = operation is WriteOperation.INSERT_OVERWRITE_TABLE
-            replaced = groups_to_replace(self._storage, overwrite_table, slices, written_partitions)
-            reject_clustered_updates(pending_services(self._storage, timeline), replaced_groups(replaced))
-            if index.index_type == "BUCKET":
+        written = set(rows.column(PARTITION).to_pylist()) if rows.num_rows else set()
+        decided = decide(self._storage, operation, index, config, configs, timeline, written, keygen.is_partitioned)
+        slices = decided.slices
+        no_tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
+        if decided.replaced is not None:
+            if decided.fresh_buckets:
                 # Every bucket written gets a new file group; the replaced ones keep their ids.
                 key_spec = keygen.key_spec_for(config.populate_meta_fields)
-                keys, written = rows.column(KEY), rows.column(PARTITION)
-                tags = tag_buckets(self._storage, index, key_spec, keys, written, slices, timeline, fresh=True)
+                keys, partition_values = rows.column(KEY), rows.column(PARTITION)
+                tags = tag_buckets(self._storage, index, key_spec, keys, partition_values, slices, timeline, fresh=True)
                 routed = route(rows, tags, index)
             else:
-                tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
-                sizing = self.sizing(configs, timeline, pad=False)
-                routed = assign_inserts(route(rows, tags, IndexSpec("SIMPLE")), {}, sizing, config.is_mor)
-            return self._arrow_plan(file_group_writes(routed, {}, config.is_mor), replaced, batch)
-        dup_policy = configs.value(HudiWriteConfig.INSERT_DUP_POLICY)
-        needs_lookup = (
-            operation in (WriteOperation.UPSERT, WriteOperation.DELETE)
-            or index.index_type == "BUCKET"
-            or (operation is WriteOperation.INSERT and dup_policy is not InsertDupPolicy.NONE)
-        )
-        if needs_lookup and rows.num_rows:
-            tags = tag(
-                self._storage,
-                index,
-                keygen.key_spec_for(config.populate_meta_fields),
-                rows.column(KEY).combine_chunks(),
-                rows.column(PARTITION).combine_chunks(),
-                slices,
-                timeline,
-            )
-        else:
-            tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
-        if (
-            operation is WriteOperation.INSERT
-            and index.index_type != "BUCKET"
-            and dup_policy is not InsertDupPolicy.NONE
-        ):
+                routed = assign_inserts(route(rows, no_tags, IndexSpec("SIMPLE")), {}, decided.sizing, config.is_mor)
+            return self._arrow_plan(file_group_writes(routed, {}, config.is_mor), decided.replaced, batch)
+        tags = no_tags
+        if decided.lookup and rows.num_rows:
+            key_spec = keygen.key_spec_for(config.populate_meta_fields)
+            keys, partition_values = rows.column(KEY).combine_chunks(), rows.column(PARTITION).combine_chunks()
+            tags = tag(self._storage, index, key_spec, keys, partition_values, slices, timeline)
+        if decided.known_inserts is not None:
             known = pc.is_valid(tags.file_ids)
             if pc.any(known).as_py():
-                if dup_policy is InsertDupPolicy.FAIL:
+                if decided.known_inserts is InsertDupPolicy.FAIL:
                     raise DuplicateKeyError(
                         f"{pc.sum(known).as_py()} record(s) already exist in the table, e.g. key "
                         f"{rows.column(KEY).filter(known)[0].as_py()!r} ({HudiWriteConfig.INSERT_DUP_POLICY.key}=fail)"
                     )
-                keep = pc.invert(known)
-                rows, tags = rows.filter(keep), Tags(tags.file_ids.filter(keep), tags.partitions.filter(keep))
-        if operation is WriteOperation.INSERT and index.index_type != "BUCKET":
+                rows = rows.filter(pc.invert(known))
+        if decided.inserts_as_new:
             tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
-        if operation is WriteOperation.UPSERT:
-            tags = with_stored_ordering(
-                self._storage,
-                config,
-                timeline,
-                index,
-                rows.column(KEY),
-                rows.column(PARTITION),
-                rows.column(DELETED),
-                tags,
-            )
-        sizing = self.sizing(configs, timeline, pad=operation is not WriteOperation.BULK_INSERT)
-        pending = pending_services(self._storage, timeline)
+        if decided.stored_ordering:
+            keys, partition_values, deleted = rows.column(KEY), rows.column(PARTITION), rows.column(DELETED)
+            tags = with_stored_ordering(self._storage, config, timeline, index, keys, partition_values, deleted, tags)
         ordering = config.ordering_fields[0] if config.ordering_fields else None
         routed = route(rows, tags, index, ordering)
-        reject_clustered_updates(pending, updated_groups(routed))
-        # Inserts are never packed into file groups a pending service is rewriting.
-        packable = {p: [s for s in group if (p, s.file_id) not in pending.file_groups] for p, group in slices.items()}
-        routed = assign_inserts(routed, packable, sizing, config.is_mor)
+        decided.check_updates(updated_groups(routed))
+        routed = assign_inserts(routed, decided.packable, decided.sizing, config.is_mor)
         return self._arrow_plan(file_group_writes(routed, slices, config.is_mor), None, batch)
 
     def _arrow_plan(
@@ -721,14 +655,6 @@ class WriteClient:
             replaced=replaced,
             workload=workload,
             execute=lambda context: engine(context, writes) if writes else [],
-        )
-
-    def sizing(self, configs: HudiConfigs, timeline: Timeline, pad: bool) -> Sizing:
-        return Sizing(
-            max_file_size=configs.value(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
-            small_file_limit=configs.value(HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT),
-            record_size=_average_record_size(timeline, configs.value(HudiWriteConfig.RECORD_SIZE_ESTIMATE)),
-            pad_small_files=pad,
         )
 
     # ---- execution --------------------------------------------------------------------------
@@ -950,17 +876,6 @@ class WritePlan:
     replaced: dict[str, list[str]] | None
     workload: Mapping[str, int]
     execute: Callable[[WriteContext], list[WriteStat]]
-
-
-def _average_record_size(timeline: Timeline, estimate: int) -> int:
-    """Bytes per record of the latest write that wrote base files (Hudi's size estimation)."""
-    for instant in reversed(timeline.completed_data_instants()):
-        stats = [s for s in timeline.commit_metadata(instant).write_stats() if s.log_version is None]
-        written = sum(s.num_writes for s in stats)
-        size = sum(s.total_write_bytes for s in stats)
-        if written > 0 and size > 0:
-            return max(1, size // written)
-    return estimate
 
 
 __all__ = ["FileSlice", "PartitionWriteStats", "WriteClient", "WriteResult"]

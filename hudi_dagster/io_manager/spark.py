@@ -2,7 +2,7 @@
 
 Loads go through `hudi_core.spark.read(..., filters=, columns=)`, which plans the pruned read for
 the loaded DataFrame alone: filters given to `spark.read.format("hudi")` do not prune (see
-`hudi_core.engine.spark.read`).
+`hudi_core.spark.datasource`).
 """
 
 from __future__ import annotations

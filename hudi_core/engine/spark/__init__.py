@@ -1,4 +1,6 @@
-"""The Spark engine: the `hudi` PySpark data source and distributed writes over the shared file-group code.
+"""The Spark engine: how file-group work runs on executors (task identity, jobs that end their tasks
+on failure, Arrow and Spark types, Spark Connect sessions and their defaults).
 
-Public entry points are in `hudi_core.spark`; importing this package needs PySpark (the `spark` extra).
+The data source, planned reads and DataFrame writes built on it are in `hudi_core.spark`; importing
+this package needs PySpark (the `spark` extra).
 """

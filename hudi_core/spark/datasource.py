@@ -13,11 +13,11 @@ that pushes no filter. Pruning planned for `df.where(...)` would drop rows from 
 `df.count()`, and from whatever is written from a DataFrame derived from `df`. So nothing Spark may
 cache here depends on a query's filters; Spark evaluates every filter itself. Pruned reads are
 planned on the driver for one call by `hudi_core.spark.read(spark, path, filters=..., columns=...)`
-(`hudi_core.engine.spark.planned_read`). Without `pushFilters` the source works whatever
+(`hudi_core.spark.planned_read`). Without `pushFilters` the source works whatever
 `spark.sql.python.filterPushdown.enabled` says (PySpark refuses a reader that defines it when
 pushdown is off).
 
-Writes through `df.write.format("hudi")` are in `hudi_core.engine.spark.source_writer`.
+Writes through `df.write.format("hudi")` are in `hudi_core.spark.source_writer`.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceWriter, InputPartition
 from pyspark.sql.types import StructType
 
-from hudi_core.engine.spark.source_writer import HudiSourceWriter
-from hudi_core.engine.spark.splits import SliceSplit, hudi_read_options, plan_splits, read_split, split_bytes
 from hudi_core.engine.spark.types import arrow_schema, batches_for_spark, spark_schema
 from hudi_core.errors import HudiConfigError
 from hudi_core.hudi_table import HudiTable
+from hudi_core.spark.source_writer import HudiSourceWriter
+from hudi_core.spark.splits import SliceSplit, hudi_read_options, plan_splits, read_split, split_bytes
 
 
 def hudi_options(options: Mapping[str, str]) -> tuple[str, dict[str, str]]:

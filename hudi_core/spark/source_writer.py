@@ -38,6 +38,7 @@ from hudi_core.storage import Storage
 from hudi_core.table.listing import latest_slices
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.client import WriteClient, current_data_schema, write_context
+from hudi_core.write.decisions import sizing
 from hudi_core.write.handles import FileGroupWrite, write_file_group
 from hudi_core.write.operation import WriteOperation
 from hudi_core.write.planner import new_file_id
@@ -103,7 +104,7 @@ class HudiSourceWriter(DataSourceArrowWriter):
         self.schema = sample.schema
         self.keygen = settings.keygen
         self.ordering = settings.ordering
-        self.records_per_file = client.sizing(configs, state.timeline, pad=False).records_per_file
+        self.records_per_file = sizing(configs, state.timeline, pad=False).records_per_file
         avro = table_avro_schema(sample.schema, settings.config.name)
         self.context = replace(
             write_context(table.storage, self.inflight.requested_time, sample.schema, avro, settings.config, configs),

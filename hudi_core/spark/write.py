@@ -46,17 +46,15 @@ from hudi_core.index.bucket import bucket_layout, bucket_targets
 from hudi_core.index.partition_moves import (
     STORED_KEY,
     STORED_ORDERING,
-    needs_stored_ordering,
     partition_moves,
     plan_stored_ordering,
 )
 from hudi_core.index.tagger import IndexSpec, Tags, stored_keys
-from hudi_core.lifecycle.pending import PendingServices, pending_services
+from hudi_core.lifecycle.pending import PendingServices
 from hudi_core.merge.dedup import last_per_key
 from hudi_core.services.base import ServiceContext
 from hudi_core.services.inline import with_inline_services
 from hudi_core.storage import Storage
-from hudi_core.table.listing import latest_slices
 from hudi_core.table.state import TableState
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import WriteStat
@@ -66,8 +64,8 @@ from hudi_core.write.client import (
     WriteResult,
     WriteSettings,
     current_data_schema,
-    reject_clustered_updates,
 )
+from hudi_core.write.decisions import decide, reject_clustered_updates, sizing
 from hudi_core.write.handles import WriteContext, write_file_group
 from hudi_core.write.operation import WriteOperation
 from hudi_core.write.planner import (
@@ -76,7 +74,6 @@ from hudi_core.write.planner import (
     TARGET_PARTITION,
     file_group_writes,
     full_file_groups,
-    groups_to_replace,
     insert_bins,
     route,
 )
@@ -114,7 +111,7 @@ def write(
         partitions = HudiConfigs(opts).get(HudiWriteConfig.PARTITIONS_TO_DELETE)
         job = _SparkWrite(df, table.storage, client, settings, operation, incoming, partitions)
         try:
-            result = _translated(lambda: client.run(operation, job.plan, checkpoint, checkpoint_identifier))
+            result = _translated(lambda: client.run(operation, job.plan, checkpoint, checkpoint_identifier, settings))
         finally:
             job.release()
     return with_inline_services(result, ServiceContext(table.storage, opts))
@@ -169,45 +166,37 @@ class _SparkWrite:
     # ---- planning (under the table lock) -------------------------------------------------------
 
     def plan(self, state: TableState, config: TableConfig, configs: HudiConfigs) -> WritePlan:
+        """The Spark engine's plan of a write: the decisions every engine takes
+        (`hudi_core.write.decisions`), carried out by executors on the DataFrame."""
         operation, settings = self.operation, self.settings
         if operation is WriteOperation.DELETE_PARTITION:
             return self.client.plan_batch(
                 operation, None, self.partitions, state.timeline, config, configs, settings.keygen, settings.index
             )
-        table_schema = current_data_schema(state.timeline, config)
-        prepared, schema = self._prepare(table_schema)
+        timeline = state.timeline
+        prepared, schema = self._prepare(current_data_schema(timeline, config))
         index = settings.index
         if operation is WriteOperation.BULK_INSERT and index.index_type != "BUCKET":
-            sizing = self.client.sizing(configs, state.timeline, pad=False)
-            return self._bulk_insert(prepared, sizing.records_per_file, config.is_mor, schema)
+            records_per_file = sizing(configs, timeline, pad=False).records_per_file
+            return self._bulk_insert(prepared, records_per_file, config.is_mor, schema)
         written = [row[0] for row in prepared.select(PARTITION).distinct().collect()]
-        lookup_everywhere = index.is_global or operation is WriteOperation.INSERT_OVERWRITE_TABLE
-        slices = latest_slices(self.storage, state.timeline, None if lookup_everywhere else written)
-        pending = pending_services(self.storage, state.timeline)
-        if operation.replaces_file_groups:
-            replaced = groups_to_replace(
-                self.storage, operation is WriteOperation.INSERT_OVERWRITE_TABLE, slices, written
-            )
-            reject_clustered_updates(pending, {(p, f) for p, ids in replaced.items() for f in ids})
-            if index.index_type == "BUCKET":
+        partitioned = settings.keygen.is_partitioned
+        decided = decide(self.storage, operation, index, config, configs, timeline, written, partitioned)
+        slices = decided.slices
+        if decided.replaced is not None:
+            if decided.fresh_buckets:
                 # Every bucket written gets a new file group; the replaced ones keep their ids.
-                fresh = self._tag_buckets(prepared, slices, index, state.timeline, written, fresh=True)
+                fresh = self._tag_buckets(prepared, slices, index, timeline, written, fresh=True)
                 routed = self._route(fresh, TAG_FILE, index)
             else:
                 routed = self._route(prepared, None, IndexSpec("SIMPLE"))
-            sizing = self.client.sizing(configs, state.timeline, pad=False)
-            return self._finish(routed, {}, {}, sizing, config, schema, replaced)
-        needs_lookup = (
-            operation in (WriteOperation.UPSERT, WriteOperation.DELETE)
-            or index.index_type == "BUCKET"
-            or (operation is WriteOperation.INSERT and settings.dup_policy is not InsertDupPolicy.NONE)
-        )
-        tagged = self._tag(prepared, slices, index, state.timeline, written) if needs_lookup else None
-        if tagged is not None and operation is WriteOperation.UPSERT and needs_stored_ordering(index, config):
-            tagged = self._with_stored_ordering(tagged, state.timeline, config)
-        if operation is WriteOperation.INSERT and index.index_type != "BUCKET" and tagged is not None:
+            return self._finish(routed, {}, {}, decided.sizing, config, schema, decided.replaced)
+        tagged = self._tag(prepared, slices, index, timeline, written) if decided.lookup else None
+        if tagged is not None and decided.stored_ordering:
+            tagged = self._with_stored_ordering(tagged, timeline, config)
+        if tagged is not None and decided.known_inserts is not None:
             known = sf.col(TAG_FILE).isNotNull()
-            if settings.dup_policy is InsertDupPolicy.FAIL and tagged.where(known).limit(1).count():
+            if decided.known_inserts is InsertDupPolicy.FAIL and tagged.where(known).limit(1).count():
                 example = tagged.where(known).select(KEY).limit(1).collect()[0][0]
                 raise DuplicateKeyError(
                     f"record(s) already exist in the table, e.g. key {example!r} "
@@ -215,16 +204,11 @@ class _SparkWrite:
                 )
             tagged = tagged.where(~known).drop(TAG_FILE, TAG_PARTITION)
             routed = self._route(tagged, None, IndexSpec("SIMPLE"))
+        elif tagged is None or decided.inserts_as_new:
+            routed = self._route(prepared, None, index, settings.ordering)
         else:
-            routed = self._route(
-                prepared if tagged is None else tagged,
-                TAG_FILE if tagged is not None else None,
-                index,
-                settings.ordering,
-            )
-        packable = {p: [s for s in group if (p, s.file_id) not in pending.file_groups] for p, group in slices.items()}
-        sizing = self.client.sizing(configs, state.timeline, pad=operation is not WriteOperation.BULK_INSERT)
-        return self._finish(routed, slices, packable, sizing, config, schema, None, pending)
+            routed = self._route(tagged, TAG_FILE, index, settings.ordering)
+        return self._finish(routed, slices, decided.packable, decided.sizing, config, schema, None, decided.pending)
 
     def _bulk_insert(
         self,

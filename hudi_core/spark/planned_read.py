@@ -4,7 +4,7 @@ The read is planned here, in the calling process (the driver, or a Spark Connect
 filters prune partitions and files and filter rows, and the columns narrow what is read. The
 planned splits become the returned DataFrame's own data, one pickled split per row, which
 `mapInArrow` reads on the executors. So the pruning belongs to that DataFrame alone, as its
-definition: unlike filters pushed into the `hudi` data source (see `hudi_core.engine.spark.read`),
+definition: unlike filters pushed into the `hudi` data source (see `hudi_core.spark.datasource`),
 nothing of it can reach another DataFrame or query. The DataFrame reads the table as planned here,
 whenever its queries run.
 """
@@ -19,10 +19,10 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import BinaryType, StructField, StructType
 
-from hudi_core.engine.spark.splits import hudi_read_options, plan_splits, read_split, split_bytes
 from hudi_core.engine.spark.types import arrow_schema, spark_schema
 from hudi_core.errors import HudiConfigError
 from hudi_core.hudi_table import Filters, HudiTable
+from hudi_core.spark.splits import hudi_read_options, plan_splits, read_split, split_bytes
 
 _SPLITS = StructType([StructField("split", BinaryType(), False)])
 

@@ -1,7 +1,7 @@
 """A planned read cut into Spark tasks (splits of file slices), and the reading of one split.
 
-Both Spark read paths use these: the `hudi` data source (`hudi_core.engine.spark.read`) and reads
-planned on the driver (`hudi_core.engine.spark.planned_read`).
+Both Spark read paths use these: the `hudi` data source (`hudi_core.spark.datasource`) and reads
+planned on the driver (`hudi_core.spark.planned_read`).
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ filters to `read(spark, path, filters=...)`, which plans that one read on the dr
 `session()` and `register()` work with a Spark Connect session too (`session(remote="sc://...")`;
 PySpark allows one kind of session, local or Connect, per process).
 Executors need `hudi_core` installed (local mode uses the driver's interpreter). Importing this
-module needs PySpark (the `spark` extra); the engine code is in `hudi_core.engine.spark`.
+module needs PySpark (the `spark` extra). Here: the data source (`datasource`, `source_writer`),
+planned reads (`planned_read`, `splits`) and DataFrame writes (`write`); how work runs on executors
+(tasks, jobs, Arrow and Spark types, Spark Connect) is in `hudi_core.engine.spark`.
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ from pyspark.sql import DataFrame, SparkSession
 
 from hudi_core.engine.java_runtime import configure_process_for_spark
 from hudi_core.engine.spark.defaults import DEFAULT_CONF
-from hudi_core.engine.spark.planned_read import planned_frame
-from hudi_core.engine.spark.read import HudiDataSource
-from hudi_core.engine.spark.write import write
 from hudi_core.hudi_table import Filters
+from hudi_core.spark.datasource import HudiDataSource
+from hudi_core.spark.planned_read import planned_frame
+from hudi_core.spark.write import write
 from hudi_core.write.client import WriteResult
 
 __all__ = ["DEFAULT_CONF", "WriteResult", "read", "register", "session", "write"]

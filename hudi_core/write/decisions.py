@@ -1,0 +1,189 @@
+"""The engine-neutral decisions of one write, taken once for the Arrow and the Spark engine alike.
+
+Given the operation, the index and the table as the write sees it (under the table lock, or on its
+snapshot under optimistic concurrency), `decide` settles everything that does not depend on the
+rows themselves: which file slices the write looks at, which file groups a replacing write
+replaces, whether incoming keys are looked up, what an insert does with keys already stored,
+whether partition moves need the stored ordering value, how files are sized, and which file groups
+inserts may pad. Each engine then carries the decisions out on its own data (Arrow tables in
+process, DataFrames on executors), with the routing functions of `hudi_core.write.planner`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from hudi_core.config import HudiConfigs
+from hudi_core.config.properties import PROPERTIES_NAME
+from hudi_core.config.table import HudiTableConfig, TableConfig
+from hudi_core.config.write import HudiWriteConfig, InsertDupPolicy, WriteOperation
+from hudi_core.errors import HudiConfigError, WriteConflictError
+from hudi_core.file_group import FileSlice
+from hudi_core.index.consistent_hashing import refuse_replacing_rings
+from hudi_core.index.partition_moves import needs_stored_ordering
+from hudi_core.index.tagger import IndexSpec
+from hudi_core.lifecycle.pending import PendingServices, pending_services
+from hudi_core.storage import Storage
+from hudi_core.table.create import PARTITION_METAFILE
+from hudi_core.table.listing import FileListing, latest_slices
+from hudi_core.timeline import Timeline
+from hudi_core.write.planner import Sizing, groups_to_replace, replaced_groups
+
+
+@dataclass(frozen=True)
+class WriteDecisions:
+    """What one write does, before any row is looked at.
+
+    Attributes:
+        operation: the write operation.
+        index: the index the write tags with.
+        slices: the latest file slices of the partitions the write looks at.
+        pending: file groups under pending compaction or clustering.
+        replaced: file groups a replacing write replaces (None for other writes).
+        fresh_buckets: a replacing write under a bucket index: every bucket gets a new file group.
+        lookup: incoming keys are tagged with the file groups that store them.
+        known_inserts: what an insert does with keys already stored (None: nothing, they are not
+            looked for): FAIL raises, DROP leaves them out.
+        inserts_as_new: an insert routes every record as new (no index decides its file group).
+        stored_ordering: an upsert reads the stored ordering value of keys that change partition.
+        sizing: file sizes; bulk_insert and replacing writes never pad existing files.
+    """
+
+    operation: WriteOperation
+    index: IndexSpec
+    slices: Mapping[str, Sequence[FileSlice]]
+    pending: PendingServices
+    replaced: dict[str, list[str]] | None
+    fresh_buckets: bool
+    lookup: bool
+    known_inserts: InsertDupPolicy | None
+    inserts_as_new: bool
+    stored_ordering: bool
+    sizing: Sizing
+
+    @property
+    def packable(self) -> dict[str, list[FileSlice]]:
+        """Slices inserts may pad: never those a pending service is rewriting."""
+        busy = self.pending.file_groups
+        return {p: [s for s in group if (p, s.file_id) not in busy] for p, group in self.slices.items()}
+
+    def check_updates(self, groups: Iterable[tuple[str, str]]) -> None:
+        """Refuses updates of file groups under pending clustering (see `reject_clustered_updates`)."""
+        reject_clustered_updates(self.pending, groups)
+
+
+def decide(
+    storage: Storage,
+    operation: WriteOperation,
+    index: IndexSpec,
+    config: TableConfig,
+    configs: HudiConfigs,
+    timeline: Timeline,
+    written_partitions: Iterable[str],
+    partitioned: bool,
+) -> WriteDecisions:
+    """The decisions of a write of rows into `written_partitions` (see `WriteDecisions`).
+
+    Raises:
+        HudiConfigError: a non-partitioned write into a table that has partitions.
+        WriteConflictError: a replacing write would replace a file group under pending clustering.
+        UnsupportedFeatureError: a replacing write would replace file groups a consistent-hashing
+            ring names.
+    """
+    if not partitioned:
+        check_non_partitioned(storage, timeline)
+    written = set(written_partitions)
+    lookup_everywhere = index.is_global or operation is WriteOperation.INSERT_OVERWRITE_TABLE
+    slices = latest_slices(storage, timeline, None if lookup_everywhere else written)
+    pending = pending_services(storage, timeline)
+    replacing = operation.replaces_file_groups
+    replaced = None
+    if replacing:
+        replaced = groups_to_replace(storage, operation is WriteOperation.INSERT_OVERWRITE_TABLE, slices, written)
+        reject_clustered_updates(pending, replaced_groups(replaced))
+    bucket = index.index_type == "BUCKET"
+    dup_policy = configs.value(HudiWriteConfig.INSERT_DUP_POLICY)
+    checks_inserts = operation is WriteOperation.INSERT and not bucket and dup_policy is not InsertDupPolicy.NONE
+    updates = operation in (WriteOperation.UPSERT, WriteOperation.DELETE)
+    return WriteDecisions(
+        operation=operation,
+        index=index,
+        slices=slices,
+        pending=pending,
+        replaced=replaced,
+        fresh_buckets=replacing and bucket,
+        lookup=not replacing and (updates or bucket or checks_inserts),
+        known_inserts=dup_policy if checks_inserts else None,
+        inserts_as_new=operation is WriteOperation.INSERT and not bucket,
+        stored_ordering=operation is WriteOperation.UPSERT and needs_stored_ordering(index, config),
+        sizing=sizing(configs, timeline, pad=not replacing and operation is not WriteOperation.BULK_INSERT),
+    )
+
+
+def partitions_to_delete(
+    storage: Storage, timeline: Timeline, configs: HudiConfigs, partitions: Sequence[str] | None
+) -> dict[str, list[str]]:
+    """The file groups a delete_partition replaces: every one of the partitions its patterns
+    (`*` wildcards) name.
+
+    Raises:
+        HudiConfigError: no partitions were named.
+        WriteConflictError: a file group is under pending clustering.
+        UnsupportedFeatureError: a partition's file groups are named by a consistent-hashing ring.
+    """
+    patterns = list(partitions or configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE) or [])
+    if not patterns:
+        raise HudiConfigError(f"delete_partition needs partitions ({HudiWriteConfig.PARTITIONS_TO_DELETE.key})")
+    slices = latest_slices(storage, timeline)
+    chosen = [p for p in slices if any(fnmatch.fnmatchcase(p, pattern) for pattern in patterns)]
+    refuse_replacing_rings(storage, chosen)
+    replaced = {p: [s.file_id for s in slices[p]] for p in chosen if slices[p]}
+    reject_clustered_updates(pending_services(storage, timeline), replaced_groups(replaced))
+    return replaced
+
+
+def sizing(configs: HudiConfigs, timeline: Timeline, pad: bool) -> Sizing:
+    """File sizing from the options and the average record size of earlier commits."""
+    return Sizing(
+        max_file_size=configs.value(HudiWriteConfig.PARQUET_MAX_FILE_SIZE),
+        small_file_limit=configs.value(HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT),
+        record_size=average_record_size(timeline, configs.value(HudiWriteConfig.RECORD_SIZE_ESTIMATE)),
+        pad_small_files=pad,
+    )
+
+
+def average_record_size(timeline: Timeline, estimate: int) -> int:
+    """Bytes per record of the latest write that wrote base files (Hudi's size estimation)."""
+    for instant in reversed(timeline.completed_data_instants()):
+        stats = [s for s in timeline.commit_metadata(instant).write_stats() if s.log_version is None]
+        written = sum(s.num_writes for s in stats)
+        size = sum(s.total_write_bytes for s in stats)
+        if written > 0 and size > 0:
+            return max(1, size // written)
+    return estimate
+
+
+def reject_clustered_updates(pending: PendingServices, groups: Iterable[tuple[str, str]]) -> None:
+    """Hudi's default SparkRejectUpdateStrategy: no update may touch a file group under clustering."""
+    for partition, file_id in sorted(groups):
+        instant = pending.clustering.get((partition, file_id))
+        if instant is not None:
+            raise WriteConflictError(
+                f"Not allowed to update the clustering file group HoodieFileGroupId{{partitionPath='{partition}', "
+                f"fileId='{file_id}'}}: clustering {instant} is pending. Run or roll back the clustering first."
+            )
+
+
+def check_non_partitioned(storage: Storage, timeline: Timeline) -> None:
+    """hoodie.properties without partition fields on a partitioned table (a lost key) would route every
+    record to the base path and store existing keys a second time."""
+    if storage.exists(PARTITION_METAFILE):
+        return  # the base path is the one partition: no listing on every write of such a table
+    partitions = [p for p in FileListing(storage, timeline).partitions() if p]
+    if partitions:
+        raise HudiConfigError(
+            f"{PROPERTIES_NAME} declares no partition fields ({HudiTableConfig.PARTITION_FIELDS.key}) but the "
+            f"table has {len(partitions)} partition(s), e.g. {partitions[0]!r}; restore the key before writing"
+        )
