@@ -156,15 +156,28 @@ class HudiTable:
         if self._is_cdc_query(options):
             if columns is not None or filters is not None or as_of is not None:
                 raise HudiConfigError("a CDC query returns whole change rows: columns, filters and as_of do not apply")
-            configs = HudiConfigs(self._options, dict(options or {}))
+            configs = self._read_configs(options)
             self.cdc_window(options)  # names the option of a malformed instant
             return self.read_cdc(self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME))
         return read_plan(self._storage, self.plan(columns, filters, as_of, options))
 
+    def _read_configs(self, options: Mapping[str, str] | None) -> HudiConfigs:
+        """The one precedence of a read's options: the handle's, under the call's (both validated;
+        what the table persisted is read from its config, never from options)."""
+        call_options = dict(options or {})
+        validate_options(call_options)
+        return HudiConfigs(self._options, call_options)
+
+    def _write_options_for(self, options: Mapping[str, str] | None) -> dict[str, str]:
+        """The one precedence of a write's or service's options: the handle's writer options, under
+        the call's (validated; options conflicting with what the table persisted are refused by the
+        write client)."""
+        merged = {**self._write_options, **(options or {})}
+        validate_options(merged)
+        return merged
+
     def _is_cdc_query(self, options: Mapping[str, str] | None) -> bool:
-        read_options = dict(options or {})
-        validate_options(read_options)
-        configs = HudiConfigs(self._options, read_options)
+        configs = self._read_configs(options)
         return (
             configs.value(HudiReadConfig.QUERY_TYPE) is QueryType.INCREMENTAL
             and configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC
@@ -240,7 +253,7 @@ class HudiTable:
 
     def cdc_window(self, options: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
         """The (start, end) of a CDC query given Hudi's read options."""
-        configs = HudiConfigs(self._options, dict(options or {}))
+        configs = self._read_configs(options)
         return self._window(self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME), _WINDOW_OPTIONS)
 
     def is_cdc_query(self, options: Mapping[str, str] | None) -> bool:
@@ -266,9 +279,7 @@ class HudiTable:
         options: Mapping[str, str] | None = None,
     ) -> ScanPlan:
         """Plans a read (see :meth:`read`) without reading data; engines execute the plan."""
-        read_options = dict(options or {})
-        validate_options(read_options)
-        configs = HudiConfigs(self._options, read_options)
+        configs = self._read_configs(options)
         query_type = configs.value(HudiReadConfig.QUERY_TYPE)
         if query_type is QueryType.INCREMENTAL:
             if as_of is not None or configs.contains(HudiReadConfig.AS_OF_INSTANT):
@@ -384,7 +395,7 @@ class HudiTable:
         checkpoint_identifier: str | None,
         partitions: Sequence[str] | None = None,
     ) -> WriteResult:
-        merged = {**self._write_options, **(options or {})}
+        merged = self._write_options_for(options)
         upgrade_if_needed(self._storage, merged)  # validates the options
         client = WriteClient(self._storage, merged)
         check_decided_options(operation, merged, self.table_config)
@@ -458,7 +469,7 @@ class HudiTable:
     # ---- table services ---------------------------------------------------------------------
 
     def _services(self, options: Mapping[str, str] | None) -> ServiceContext:
-        merged = {**self._write_options, **(options or {})}
+        merged = self._write_options_for(options)
         upgrade_if_needed(self._storage, merged)
         return ServiceContext(self._storage, merged)
 
@@ -537,8 +548,7 @@ class HudiTable:
     def build_metadata_index(self, partitions: Sequence[str], options: Mapping[str, str] | None = None) -> str | None:
         """Builds metadata-table partitions (`files`, `column_stats`, `record_index`, ...) from the
         table as it is, in an `indexing` instant; returns it (None when all exist already)."""
-        merged = {**self._write_options, **(options or {})}
-        validate_options(merged)
+        merged = self._write_options_for(options)
         return build_metadata_partitions(self._storage, partitions, HudiConfigs(merged))
 
     def validate_metadata(self) -> MetadataValidation:

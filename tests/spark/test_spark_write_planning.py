@@ -4,6 +4,8 @@
   new file groups named for their bucket (tests/hudi_core/write/test_bucket_index.py).
 * Global index, event-time ordering: a key changes partition only when its incoming record wins
   over the merged stored record (tests/hudi_core/write/test_write_ordering.py).
+* A table whose `hoodie.properties` lost its partition fields is refused, as by the Arrow engine
+  (tests/faults/test_corrupt_files.py).
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from hudi_core import WriteResult
+from hudi_core import HudiConfigError, HudiTable, WriteResult
 from hudi_core import spark as hudi_spark
 from hudi_core.engine.spark.types import spark_schema
+from tests.files import file_tree
 from tests.hudi_core.write import test_bucket_index as buckets
 from tests.hudi_core.write import test_write_ordering as ordering
 from tests.interop.test_model_histories import History
@@ -81,3 +84,26 @@ def test_spark_moves_a_key_only_when_it_wins_over_the_stored_record(
     spark: Any, table_type: str, index: str, tmp_path: Path
 ) -> None:
     ordering.partition_moves_against_the_merged_stored_record(SparkOrderingSteps(spark, tmp_path, table_type, index))
+
+
+def test_spark_refuses_a_write_without_partition_fields_into_a_partitioned_table(spark: Any, tmp_path: Path) -> None:
+    """The decisions both engines share: a lost `hoodie.table.partition.fields` would route every
+    record to the base path and store its key a second time; the table stays as it was."""
+    schema = pa.schema([("id", pa.string()), ("ts", pa.int64()), ("city", pa.string())])
+    path = tmp_path / "t"
+    table = HudiTable.create(str(path), schema, "t", ["id"], ["city"], ["ts"], "MERGE_ON_READ")
+    table.upsert(pa.table({"id": ["a", "b"], "ts": [1, 1], "city": ["x", "y"]}, schema=schema))
+    properties = path / ".hoodie" / "hoodie.properties"
+    properties.write_text(
+        "\n".join(
+            line for line in properties.read_text().splitlines() if not line.startswith("hoodie.table.partition.")
+        )
+        + "\n"
+    )
+    before = file_tree(path)
+    options = _options("t", "MERGE_ON_READ", "upsert", {})
+    del options["hoodie.datasource.write.partitionpath.field"]
+    rows = [{"id": "a", "ts": 2, "city": "x"}]
+    with pytest.raises(HudiConfigError, match=r"declares no partition fields .* has 2 partition\(s\)"):
+        hudi_spark.write(_frame(spark, rows, schema), str(path), options)
+    assert file_tree(path) == before
