@@ -9,9 +9,10 @@ Floors, from the ground up (a package on a floor may import its own floor and th
     file_group      base and log files, the bloom filter of base files
     merge           merge rules and the file-group reader that applies them
     index, metadata, table    record locations; the metadata table; the table on storage
-    lifecycle, concurrency    an instant on storage: heartbeats, markers, crash points, rollback,
-                    pending plans, the metadata-table update every commit makes; the locks and
-                    conflict checks a commit takes (below every writer, as in Hudi's write client)
+    lifecycle       an instant on storage: heartbeats, markers, crash points, rollback, pending
+                    plans, the metadata-table update every commit makes
+    concurrency     the locks and conflict checks a commit takes (below every writer that commits,
+                    as Hudi's transaction manager is below its write client)
     write           the planner (engine-neutral decisions, routing, file sizing), the file-group
                     writes it fans out, and the write client's commit protocol
     engine          where file-group work runs: Arrow threads in process, Spark executors
@@ -37,7 +38,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("file_group",),
     ("merge",),
     ("index", "metadata", "table"),
-    ("lifecycle", "concurrency"),
+    ("lifecycle",),
+    ("concurrency",),
     ("write",),
     ("engine",),
     ("services",),
