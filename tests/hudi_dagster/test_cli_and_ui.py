@@ -20,6 +20,7 @@ from hudi_core import HudiTable
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 DAGSTER = [sys.executable, "-m", "dagster"]
+BRONZE_POOL = "hudi:bronze_rides"  # pipelines/lakehouse.py
 POOL_LIMIT = "concurrency:\n  pools:\n    default_limit: 1\ntelemetry:\n  enabled: false\n"
 
 
@@ -51,7 +52,13 @@ def test_definitions_validate(lakehouse_env: dict[str, str]) -> None:
 
 @pytest.fixture(scope="module")
 def partition_runs(lakehouse_env: dict[str, str]) -> list[str]:
-    """Two `dagster asset materialize` runs of bronze partitions, launched at the same moment."""
+    """Two `dagster asset materialize` runs of bronze partitions, launched at the same moment.
+
+    The pool's limit is set first, as the README says: Dagster creates a pool's default limit on its
+    first use, and two runs claiming a slot at that moment could both get one (our writer then
+    refuses the second with ConcurrentWriteError)."""
+    with DagsterInstance.from_config(lakehouse_env["DAGSTER_HOME"]) as instance:
+        instance.event_log_storage.set_concurrency_slots(BRONZE_POOL, 1)
     launched = [
         subprocess.Popen(
             [
