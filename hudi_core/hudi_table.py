@@ -396,7 +396,7 @@ class HudiTable:
         partitions: Sequence[str] | None = None,
     ) -> WriteResult:
         merged = self._write_options_for(options)
-        upgrade_if_needed(self._storage, merged)  # validates the options
+        upgrade_if_needed(self._storage, merged)
         client = WriteClient(self._storage, merged)
         check_decided_options(operation, merged, self.table_config)
         result = client.write(operation, data, partitions, checkpoint, checkpoint_identifier)

@@ -164,6 +164,8 @@ def refuse_replacing_rings(storage: Storage, partitions: Iterable[str]) -> None:
     Raises:
         UnsupportedFeatureError: one of `partitions` has a ring.
     """
+    if not storage.list_dir(HASHING_METADATA_DIR):
+        return  # no ring anywhere: one listing, not one per partition
     for partition in partitions:
         if any(e.name.endswith(METADATA_SUFFIX) for e in storage.list_dir(metadata_dir(partition))):
             raise replacing_refused()

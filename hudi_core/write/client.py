@@ -94,7 +94,7 @@ from hudi_core.timeline.instant import DATA_ACTIONS, Action, Instant
 from hudi_core.timeline.schemas import COMMIT_METADATA, REPLACE_COMMIT_METADATA, REQUESTED_REPLACE_METADATA
 from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import TimelineWriter, latest_time_on, new_instant_time
-from hudi_core.write.decisions import decide, partitions_to_delete
+from hudi_core.write.decisions import decide, partitions_to_delete, reject_clustered_updates
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
 from hudi_core.write.operation import WriteOperation, write_action
 from hudi_core.write.planner import (
@@ -639,7 +639,7 @@ class WriteClient:
             tags = with_stored_ordering(self._storage, config, timeline, index, keys, partition_values, deleted, tags)
         ordering = config.ordering_fields[0] if config.ordering_fields else None
         routed = route(rows, tags, index, ordering)
-        decided.check_updates(updated_groups(routed))
+        reject_clustered_updates(decided.pending, updated_groups(routed))
         routed = assign_inserts(routed, decided.packable, decided.sizing, config.is_mor)
         return self._arrow_plan(file_group_writes(routed, slices, config.is_mor), None, batch)
 

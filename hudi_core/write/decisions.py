@@ -69,10 +69,6 @@ class WriteDecisions:
         busy = self.pending.file_groups
         return {p: [s for s in group if (p, s.file_id) not in busy] for p, group in self.slices.items()}
 
-    def check_updates(self, groups: Iterable[tuple[str, str]]) -> None:
-        """Refuses updates of file groups under pending clustering (see `reject_clustered_updates`)."""
-        reject_clustered_updates(self.pending, groups)
-
 
 def decide(
     storage: Storage,
@@ -101,7 +97,8 @@ def decide(
     replacing = operation.replaces_file_groups
     replaced = None
     if replacing:
-        replaced = groups_to_replace(storage, operation is WriteOperation.INSERT_OVERWRITE_TABLE, slices, written)
+        replaced = groups_to_replace(operation is WriteOperation.INSERT_OVERWRITE_TABLE, slices, written)
+        refuse_replacing_rings(storage, replaced)
         reject_clustered_updates(pending, replaced_groups(replaced))
     bucket = index.index_type == "BUCKET"
     dup_policy = configs.value(HudiWriteConfig.INSERT_DUP_POLICY)

@@ -25,11 +25,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.file_group import FileSlice
-from hudi_core.index.consistent_hashing import refuse_replacing_rings
 from hudi_core.index.partition_moves import partition_moves
 from hudi_core.index.tagger import IndexSpec, Tags
 from hudi_core.lifecycle.markers import IOType
-from hudi_core.storage import Storage
 from hudi_core.write.handles import FileGroupWrite
 from hudi_core.write.prepare import DELETED, PARTITION
 
@@ -289,14 +287,12 @@ def updated_groups(routed: pa.Table) -> set[tuple[str, str]]:
 
 
 def groups_to_replace(
-    storage: Storage, overwrite_table: bool, slices: Mapping[str, Sequence[FileSlice]], written: Iterable[str]
+    overwrite_table: bool, slices: Mapping[str, Sequence[FileSlice]], written: Iterable[str]
 ) -> dict[str, list[str]]:
     """File groups an insert_overwrite replaces: those of the written partitions, or of every
-    partition for insert_overwrite_table (refused where a consistent-hashing ring names them)."""
+    partition for insert_overwrite_table."""
     scope = slices if overwrite_table else {p: slices.get(p, []) for p in written}
-    replaced = {p: [s.file_id for s in group] for p, group in scope.items() if group}
-    refuse_replacing_rings(storage, replaced)
-    return replaced
+    return {p: [s.file_id for s in group] for p, group in scope.items() if group}
 
 
 def replaced_groups(replaced: Mapping[str, Sequence[str]]) -> set[tuple[str, str]]:
