@@ -15,7 +15,8 @@ Example::
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -24,9 +25,8 @@ import pyarrow as pa
 from hudi_core.concurrency import retry_on_conflict
 from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.concurrency import HudiLockConfig
-from hudi_core.config.metadata import HudiMetadataConfig
 from hudi_core.config.properties import PROPERTIES_FILE
-from hudi_core.config.read import HudiReadConfig, IncrementalFormat, QueryType
+from hudi_core.config.read import HudiReadConfig
 from hudi_core.config.table import HudiTableConfig, TableConfig
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.engine.arrow import iter_plan, plan_batch_reader, read_plan
@@ -45,10 +45,10 @@ from hudi_core.table.cdc import CdcReader
 from hudi_core.table.checkpoint import latest_checkpoint
 from hudi_core.table.create import table_definition, write_new_table
 from hudi_core.table.orphans import orphan_files
-from hudi_core.table.scan import ScanPlan, TableScanner
-from hudi_core.table.state import METAFOLDER, TableState, load_table_config, load_table_state
+from hudi_core.table.read_planner import ReadPlanner, incremental_window
+from hudi_core.table.scan import ScanPlan
+from hudi_core.table.state import METAFOLDER, TableState, load_table_config
 from hudi_core.timeline import Timeline
-from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Instant, normalize_instant_time
 from hudi_core.write.client import WriteClient, WriteResult
 from hudi_core.write.operation import WriteOperation
@@ -67,8 +67,11 @@ __all__ = [  # the façade, and the types its methods return
 ]
 
 Filters = Sequence[Sequence[Any]] | None
-_WINDOW_OPTIONS = (HudiReadConfig.BEGIN_INSTANT_TIME.key, HudiReadConfig.END_INSTANT_TIME.key)
 _READ_OPTION_KEYS = frozenset(option.key for name, option in vars(HudiReadConfig).items() if not name.startswith("_"))
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"{old} is deprecated: use {new}", DeprecationWarning, stacklevel=3)
 
 
 class HudiTable:
@@ -90,7 +93,7 @@ class HudiTable:
         # Read options are applied to reads; write options to writes; a key may be either.
         self._write_options = {k: v for k, v in self._options.items() if k not in _READ_OPTION_KEYS}
         self._storage = Storage(path)
-        self._metadata_cache: MutableMapping[str, CommitMetadata] = {}
+        self._planner = ReadPlanner(self._storage, self._options, {})
         load_table_config(self._storage)
 
     def __repr__(self) -> str:
@@ -107,6 +110,11 @@ class HudiTable:
         return self._storage
 
     @property
+    def planner(self) -> ReadPlanner:
+        """The read planner engines call (under this handle's options)."""
+        return self._planner
+
+    @property
     def table_config(self) -> TableConfig:
         """hoodie.properties as a typed object (reloaded on every access)."""
         return load_table_config(self._storage)
@@ -114,21 +122,23 @@ class HudiTable:
     @property
     def timeline(self) -> Timeline:
         """The active timeline (reloaded on every access)."""
-        return self.state().timeline
+        return self._planner.state().timeline
 
     @property
     def schema(self) -> pa.Schema:
         """The Arrow schema of a snapshot read: meta columns, then data columns."""
-        return self._scanner(self.state()).snapshot(None, None).table_schema
+        return self._planner.scanner(self._planner.state()).snapshot(None, None).table_schema
 
     def state(self) -> TableState:
-        """The current config and timeline."""
-        return load_table_state(self._storage, self._metadata_cache)
+        """Deprecated: use `planner.state()`."""
+        _deprecated("HudiTable.state()", "HudiTable.planner.state()")
+        return self._planner.state()
 
     def file_slices(self, as_of: str | None = None) -> list[FileSlice]:
         """The latest file slice of every file group (as of `as_of`, if given)."""
         as_of_time = normalize_instant_time(as_of, "as_of") if as_of is not None else None
-        return list(self._scanner(self.state()).snapshot(None, None, as_of_time).slices)
+        planner = self._planner
+        return list(planner.scanner(planner.state()).snapshot(None, None, as_of_time).slices)
 
     # ---- reads --------------------------------------------------------------------------------
 
@@ -153,20 +163,12 @@ class HudiTable:
         Returns:
             The rows as an Arrow table.
         """
-        if self._is_cdc_query(options):
+        if self._planner.is_cdc_query(options):
             if columns is not None or filters is not None or as_of is not None:
                 raise HudiConfigError("a CDC query returns whole change rows: columns, filters and as_of do not apply")
-            configs = self._read_configs(options)
-            self.cdc_window(options)  # names the option of a malformed instant
-            return self.read_cdc(self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME))
+            start, end = self._planner.cdc_window(options)
+            return self._cdc_reader().read(start, end)
         return read_plan(self._storage, self.plan(columns, filters, as_of, options))
-
-    def _read_configs(self, options: Mapping[str, str] | None) -> HudiConfigs:
-        """The one precedence of a read's options: the handle's, under the call's (both validated;
-        what the table persisted is read from its config, never from options)."""
-        call_options = dict(options or {})
-        validate_options(call_options)
-        return HudiConfigs(self._options, call_options)
 
     def _write_options_for(self, options: Mapping[str, str] | None) -> dict[str, str]:
         """The one precedence of a write's or service's options: the handle's writer options, under
@@ -175,22 +177,6 @@ class HudiTable:
         merged = {**self._write_options, **(options or {})}
         validate_options(merged)
         return merged
-
-    def _is_cdc_query(self, options: Mapping[str, str] | None) -> bool:
-        configs = self._read_configs(options)
-        return (
-            configs.value(HudiReadConfig.QUERY_TYPE) is QueryType.INCREMENTAL
-            and configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC
-        )
-
-    @staticmethod
-    def _begin_instant(configs: HudiConfigs) -> str:
-        start = configs.get(HudiReadConfig.BEGIN_INSTANT_TIME)
-        if start is None:
-            raise HudiConfigError(
-                f"an incremental query needs {HudiReadConfig.BEGIN_INSTANT_TIME.key} (an instant time or 'earliest')"
-            )
-        return str(start)
 
     def read_batches(
         self,
@@ -241,24 +227,26 @@ class HudiTable:
             IncrementalRangeUnavailableError: a commit's files were cleaned, or the window reaches
                 archived instants.
         """
-        start_time, end_time = self._window(start, end)
-        return self.cdc_reader().read(start_time, end_time, images, inclusive_start)
+        start_time, end_time = incremental_window(start, end)
+        return self._cdc_reader().read(start_time, end_time, images, inclusive_start)
+
+    def _cdc_reader(self) -> CdcReader:
+        return self._planner.cdc_reader(partial(iter_plan, self._storage))
 
     def cdc_reader(self) -> CdcReader:
-        """A CDC reader over the current timeline (engines read its commits one per task)."""
-        state = self.state()
-        return CdcReader(
-            self._storage, state.config, state.timeline, self._scanner(state), partial(iter_plan, self._storage)
-        )
+        """Deprecated: use `planner.cdc_reader(read_slices)`."""
+        _deprecated("HudiTable.cdc_reader()", "HudiTable.planner.cdc_reader(read_slices)")
+        return self._cdc_reader()
 
     def cdc_window(self, options: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
-        """The (start, end) of a CDC query given Hudi's read options."""
-        configs = self._read_configs(options)
-        return self._window(self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME), _WINDOW_OPTIONS)
+        """Deprecated: use `planner.cdc_window(options)`."""
+        _deprecated("HudiTable.cdc_window()", "HudiTable.planner.cdc_window()")
+        return self._planner.cdc_window(options)
 
     def is_cdc_query(self, options: Mapping[str, str] | None) -> bool:
-        """Whether Hudi's read options ask for change data capture."""
-        return self._is_cdc_query(options)
+        """Deprecated: use `planner.is_cdc_query(options)`."""
+        _deprecated("HudiTable.is_cdc_query()", "HudiTable.planner.is_cdc_query()")
+        return self._planner.is_cdc_query(options)
 
     def latest_checkpoint(self, identifier: str | None = None) -> str | None:
         """The checkpoint of the latest commit (by completion time) that stored one.
@@ -267,7 +255,7 @@ class HudiTable:
         without a checkpoint (table services, other writers) are skipped; archived commits are
         searched when no active one has a checkpoint.
         """
-        return latest_checkpoint(self._storage, self.state(), identifier)
+        return latest_checkpoint(self._storage, self._planner.state(), identifier)
 
     # ---- planning -----------------------------------------------------------------------------
 
@@ -279,20 +267,7 @@ class HudiTable:
         options: Mapping[str, str] | None = None,
     ) -> ScanPlan:
         """Plans a read (see :meth:`read`) without reading data; engines execute the plan."""
-        configs = self._read_configs(options)
-        query_type = configs.value(HudiReadConfig.QUERY_TYPE)
-        if query_type is QueryType.INCREMENTAL:
-            if as_of is not None or configs.contains(HudiReadConfig.AS_OF_INSTANT):
-                raise HudiConfigError("an incremental query cannot also time travel (as.of.instant)")
-            if configs.get(HudiReadConfig.INCREMENTAL_FORMAT) is IncrementalFormat.CDC:
-                raise HudiConfigError("CDC queries are not planned slice by slice: use read() or read_cdc()")
-            start, end = self._begin_instant(configs), configs.get(HudiReadConfig.END_INSTANT_TIME)
-            return self._plan_incremental(start, end, columns, filters, False, None, configs, _WINDOW_OPTIONS)
-        as_of_value = as_of if as_of is not None else configs.get(HudiReadConfig.AS_OF_INSTANT)
-        argument = "as_of" if as_of is not None else configs.given_key(HudiReadConfig.AS_OF_INSTANT)
-        as_of_time = normalize_instant_time(as_of_value, argument or "as_of") if as_of_value is not None else None
-        read_optimized = query_type is QueryType.READ_OPTIMIZED
-        return self._scanner(self.state(), configs).snapshot(columns, filters, as_of_time, read_optimized)
+        return self._planner.plan(columns, filters, as_of, options)
 
     def plan_incremental(
         self,
@@ -304,45 +279,7 @@ class HudiTable:
         fallback_to_full_scan: bool | None = None,
     ) -> ScanPlan:
         """Plans an incremental read (see :meth:`read_incremental`)."""
-        configs = HudiConfigs(self._options)
-        return self._plan_incremental(start, end, columns, filters, inclusive_start, fallback_to_full_scan, configs)
-
-    def _plan_incremental(
-        self,
-        start: str,
-        end: str | None,
-        columns: Sequence[str] | None,
-        filters: Filters,
-        inclusive_start: bool,
-        fallback_to_full_scan: bool | None,
-        configs: HudiConfigs,
-        names: tuple[str, str] = ("start", "end"),
-    ) -> ScanPlan:
-        """Plans an incremental read under `configs`; `names` name start and end in errors."""
-        start_time, end_time = self._window(start, end, names)
-        if fallback_to_full_scan is None:
-            fallback_to_full_scan = configs.value(HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN)
-        return self._scanner(self.state(), configs).incremental(
-            start_time, end_time, columns, filters, inclusive_start, fallback_to_full_scan
-        )
-
-    @staticmethod
-    def _window(
-        start: str, end: str | None, names: tuple[str, str] = ("start", "end")
-    ) -> tuple[str | None, str | None]:
-        """The normalized (start, end) of an incremental window; `names` name them in errors."""
-        if not isinstance(start, str):
-            raise HudiConfigError(f"{names[0]} must be an instant time or 'earliest', got {start!r}")
-        text = start.strip().lower()
-        # "000" (any zeros) is Hudi's usual "from the beginning": Apache Hudi compares it as a string.
-        from_beginning = text == "earliest" or (text.isdigit() and int(text) == 0)
-        start_time = None if from_beginning else normalize_instant_time(start, names[0])
-        return start_time, normalize_instant_time(end, names[1]) if end is not None else None
-
-    def _scanner(self, state: TableState, configs: HudiConfigs | None = None) -> TableScanner:
-        """The scanner of `state`; `configs` (handle options under per-call ones) default to the handle's."""
-        use_metadata = (configs or HudiConfigs(self._options)).value(HudiMetadataConfig.ENABLE)
-        return TableScanner(self._storage, state.config, state.timeline, use_metadata)
+        return self._planner.plan_incremental(start, end, columns, filters, inclusive_start, fallback_to_full_scan)
 
     # ---- creating -----------------------------------------------------------------------------
 
@@ -532,7 +469,7 @@ class HudiTable:
 
     def savepoints(self) -> list[str]:
         """Instants of the table's savepoints."""
-        return [i.requested_time for i in savepoint.savepoint_instants(self.state().timeline)]
+        return [i.requested_time for i in savepoint.savepoint_instants(self._planner.state().timeline)]
 
     def restore(self, instant: str, options: Mapping[str, str] | None = None) -> ServiceResult:
         """Returns the table to savepoint `instant`: every later write is rolled back."""

@@ -375,7 +375,7 @@ def read(
     hudi_table = HudiTable(path, parse_options(option_pairs))
     read_options = _read_options(incremental, cdc)
     selected = split_list(columns) or None
-    if hudi_table.is_cdc_query(read_options):
+    if hudi_table.planner.is_cdc_query(read_options):
         # CDC rows are built per commit in memory; HudiTable rejects columns and filters for them.
         changes = hudi_table.read(selected, filters, as_of, read_options)
         reader = pa.RecordBatchReader.from_batches(changes.schema, changes.to_batches())

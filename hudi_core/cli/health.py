@@ -75,7 +75,7 @@ def _metadata_problems(result: MetadataValidation) -> list[str]:
 
 def validation_report(hudi_table: HudiTable) -> dict[str, Any]:
     """Problems found between storage, the timeline and the metadata table (none when healthy)."""
-    state = hudi_table.state()
+    state = hudi_table.planner.state()
     timeline = state.timeline
     problems: list[str] = []
     for instant in timeline.instants():

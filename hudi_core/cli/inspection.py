@@ -31,7 +31,7 @@ def slice_totals(slices: Sequence[FileSlice]) -> dict[str, int]:
 
 
 def table_info(hudi_table: HudiTable) -> dict[str, Any]:
-    state = hudi_table.state()
+    state = hudi_table.planner.state()
     config, timeline = state.config, state.timeline
     slices = hudi_table.file_slices()
     by_partition: dict[str, list[FileSlice]] = {}

@@ -1,6 +1,6 @@
 """The `hudi` PySpark data source: `spark.read.format("hudi").option(...).load(path)`.
 
-Reads plan on the driver with the same planner as the Arrow engine (`HudiTable.plan`): one Spark
+Reads plan on the driver with the same planner as the Arrow engine (`ReadPlanner`): one Spark
 input partition per file slice, small slices grouped up to `hoodie.spark.read.split.bytes`. Each task
 reads its slices with the shared file-group reader (merging Merge-on-Read logs) and yields Arrow
 batches in exactly the declared schema. CDC queries (`hoodie.datasource.query.incremental.format=cdc`)
@@ -23,16 +23,20 @@ Writes through `df.write.format("hudi")` are in `hudi_core.spark.source_writer`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceWriter, InputPartition
 from pyspark.sql.types import StructType
 
+from hudi_core.engine.arrow import iter_plan
 from hudi_core.engine.spark.types import arrow_schema, batches_for_spark, spark_schema
 from hudi_core.errors import HudiConfigError
 from hudi_core.hudi_table import HudiTable
 from hudi_core.spark.source_writer import HudiSourceWriter
 from hudi_core.spark.splits import SliceSplit, hudi_read_options, plan_splits, read_split, split_bytes
+from hudi_core.table.cdc import CdcReader
+from hudi_core.table.read_planner import ReadPlanner
 
 
 def hudi_options(options: Mapping[str, str]) -> tuple[str, dict[str, str]]:
@@ -41,6 +45,17 @@ def hudi_options(options: Mapping[str, str]) -> tuple[str, dict[str, str]]:
     if not path:
         raise HudiConfigError('spark.read.format("hudi") needs a path: .load(path)')
     return path, hudi_read_options(options)
+
+
+def read_planner(path: str) -> ReadPlanner:
+    """The planner of the table at `path` (which must hold one)."""
+    return HudiTable(path).planner
+
+
+def cdc_reader(planner: ReadPlanner) -> CdcReader:
+    """A change-feed reader over the table as it is now, reading slices with the Arrow engine
+    (inside the Spark task that computes one commit's changes)."""
+    return planner.cdc_reader(partial(iter_plan, planner.storage))
 
 
 class HudiDataSource(DataSource):
@@ -52,10 +67,10 @@ class HudiDataSource(DataSource):
 
     def schema(self) -> StructType:
         path, options = hudi_options(self.options)
-        table = HudiTable(path)
-        if table.is_cdc_query(options):
-            return spark_schema(table.cdc_reader().output_schema("json"))
-        return spark_schema(table.plan(options=options).output_schema)
+        planner = read_planner(path)
+        if planner.is_cdc_query(options):
+            return spark_schema(cdc_reader(planner).output_schema("json"))
+        return spark_schema(planner.plan(options=options).output_schema)
 
     def reader(self, schema: StructType) -> DataSourceReader:
         return HudiReader(dict(self.options), schema)
@@ -81,19 +96,19 @@ class HudiReader(DataSourceReader):
 
     def partitions(self) -> Sequence[InputPartition]:
         path, options = hudi_options(self._options)
-        table = HudiTable(path)
-        if table.is_cdc_query(options):
-            start, end = table.cdc_window(options)
-            return [CommitSplit(c.requested_time) for c in table.cdc_reader().commits(start, end)]
-        return plan_splits(table.plan(options=options), split_bytes(self._options))
+        planner = read_planner(path)
+        if planner.is_cdc_query(options):
+            start, end = planner.cdc_window(options)
+            return [CommitSplit(c.requested_time) for c in cdc_reader(planner).commits(start, end)]
+        return plan_splits(planner.plan(options=options), split_bytes(self._options))
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         path, _ = hudi_options(self._options)
         if isinstance(partition, SliceSplit):
             yield from read_split(path, partition, self._schema)
         elif isinstance(partition, CommitSplit):
-            table = HudiTable(path)
-            commit = table.timeline.find(partition.requested_time)
+            reader = cdc_reader(read_planner(path))
+            commit = reader.timeline.find(partition.requested_time)
             if commit is not None:
-                yield from batches_for_spark(table.cdc_reader().read_commit(commit, "json"), self._schema)
+                yield from batches_for_spark(reader.read_commit(commit, "json"), self._schema)
         # any other partition: an empty plan, for which Spark still runs one task

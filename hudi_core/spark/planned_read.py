@@ -35,11 +35,11 @@ def planned_frame(
     columns: Sequence[str] | None,
 ) -> DataFrame:
     """The rows of `path` that match `filters`, in `columns`, read as planned now."""
-    table = HudiTable(path)
+    planner = HudiTable(path).planner
     read_options = hudi_read_options(options)
-    if table.is_cdc_query(read_options):
+    if planner.is_cdc_query(read_options):
         raise HudiConfigError("a CDC query returns whole change rows: filters and columns do not apply")
-    plan = table.plan(columns=columns, filters=filters, options=read_options)
+    plan = planner.plan(columns=columns, filters=filters, options=read_options)
     schema = spark_schema(plan.output_schema)
     splits = [(pickle.dumps(split),) for split in plan_splits(plan, split_bytes(options))]
     return spark.createDataFrame(splits, _SPLITS).mapInArrow(

@@ -81,8 +81,8 @@ class HudiSourceWriter(DataSourceArrowWriter):
         incoming = arrow_schema(schema)
         with table_for_write(path, incoming, opts) as table:
             client = WriteClient(table.storage, opts)
-            settings = client.settings()
-            state = table.state()
+            state = table.planner.state()
+            settings = client.settings(state)
             self.replaced = (
                 {
                     p: [s.file_id for s in group]

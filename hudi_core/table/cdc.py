@@ -94,6 +94,11 @@ class CdcReader:
         self._data_schema = pa.schema([f for f in scanner.data_schema() if f.name not in META_FIELD_SET])
         self._slice_rows: dict[FileSlice, pa.Table] = {}
 
+    @property
+    def timeline(self) -> Timeline:
+        """The timeline the reader reads commits from."""
+        return self._timeline
+
     def read(self, start: str | None, end: str | None, images: str = "json", inclusive_start: bool = False) -> pa.Table:
         """Changes made by the commits that completed in (start, end] (or [start, end])."""
         _check_images(images)
