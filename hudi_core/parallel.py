@@ -1,7 +1,11 @@
-"""Parallel execution in-process: an order-keeping map over a small process-wide thread pool.
+"""Parallel execution: an order-keeping map over a small process-wide thread pool, and the task
+runner type that lets an engine decide where file-group work runs.
 
 Parquet decoding and Arrow compute release the GIL, so threads overlap I/O and decoding. Every floor
 that fans work out over file groups or files (tagging, writing, services, the Arrow engine) uses it.
+Table services hand their file-group tasks to a `TaskRunner`: `run_locally` by default, an engine's
+runner (Spark executors, a process pool) otherwise; tasks carry everything they need, so any runner
+can execute them.
 """
 
 from __future__ import annotations
@@ -9,12 +13,23 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+class TaskRunner(Protocol):
+    """Runs `func` over `tasks` and returns the results in task order (raising the first failure)."""
+
+    def __call__(self, func: Callable[[T], R], tasks: Sequence[T], /) -> list[R]: ...
+
+
+def run_locally(func: Callable[[T], R], tasks: Sequence[T]) -> list[R]:
+    """The in-process runner: `tasks` on the thread pool."""
+    return list(ordered_map(func, tasks))
 
 
 def default_parallelism() -> int:

@@ -1,7 +1,7 @@
 """Keeping the metadata table in step with the data timeline.
 
-Every data-table instant completes through a `TimelineWriter`; `data_timeline_writer` gives it a
-hook that runs first, under the same table lock: the metadata table records the instant as a
+Every data-table instant completes through a `DataTimelineWriter` (`data_timeline_writer`), whose
+hook runs first, under the same table lock: the metadata table records the instant as a
 deltacommit of the same instant time, so the data instant never completes without it (Hudi's
 order: metadata deltacommit, then the data instant). A data-table rollback removes the rolled-back
 instant's deltacommit; when a metadata compaction already absorbed it, the metadata table is
@@ -37,7 +37,6 @@ from hudi_core.storage import Storage
 from hudi_core.table.listing import latest_slices, list_partitions
 from hudi_core.table.scan import TableScanner, read_planned_slice
 from hudi_core.table.state import TableState, load_table_state
-from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import Action, Instant, State
 from hudi_core.timeline.serde import decode_instant_content
@@ -46,10 +45,43 @@ from hudi_core.timeline.writer import TimelineWriter, latest_time_on
 logger = logging.getLogger(__name__)
 
 
-def data_timeline_writer(storage: Storage, timeline: Timeline, configs: HudiConfigs) -> TimelineWriter:
+def data_timeline_writer(storage: Storage, state: TableState, configs: HudiConfigs) -> DataTimelineWriter:
     """The data table's timeline writer, with the metadata table kept in sync on every completion."""
-    sync = MetadataSync(storage, configs)
-    return TimelineWriter(storage, timeline.timeline_dir, timeline.layout_version, before_complete=sync)
+    return DataTimelineWriter(storage, state, configs)
+
+
+class DataTimelineWriter(TimelineWriter):
+    """The data table's timeline writer: every completion first records the instant in the metadata
+    table, under the same table lock.
+
+    The sync needs the table state. Its first completion uses the state the writer was made from
+    (loaded under the lock its owner holds; it lacks only the instants this writer has requested
+    since, which the sync never looks at); after that, or after an instant was removed or reverted,
+    the sync loads the state again. An owner that took the lock again since then says which state
+    it loaded there (`vouch`).
+    """
+
+    def __init__(self, storage: Storage, state: TableState, configs: HudiConfigs) -> None:
+        timeline = state.timeline
+        super().__init__(storage, timeline.timeline_dir, timeline.layout_version, before_complete=self._sync_metadata)
+        self._sync = MetadataSync(storage, configs)
+        self._state: TableState | None = state
+
+    def vouch(self, state: TableState) -> None:
+        """The state the writer's owner loaded under the lock it holds now."""
+        self._state = state
+
+    def _sync_metadata(self, instant: Instant, content: bytes) -> None:
+        state, self._state = self._state, None  # a completion changes the table: later ones reload
+        self._sync(instant, content, state)
+
+    def revert_to_requested(self, instant: Instant, pending_action: Action) -> Instant:
+        self._state = None
+        return super().revert_to_requested(instant, pending_action)
+
+    def remove(self, instant: Instant, pending_action: Action) -> None:
+        self._state = None
+        super().remove(instant, pending_action)
 
 
 class MetadataSync:
@@ -59,8 +91,10 @@ class MetadataSync:
         self.storage = storage
         self.settings = MetadataSettings.of(configs)
 
-    def __call__(self, instant: Instant, content: bytes) -> None:
-        state = load_table_state(self.storage)
+    def __call__(self, instant: Instant, content: bytes, state: TableState | None = None) -> None:
+        """Records `instant` (about to complete with `content`); `state`: the table's, loaded under
+        the lock held now (else loaded here)."""
+        state = state or load_table_state(self.storage)
         if state.config.version < 8:
             return  # v6 tables are written by older Hudi versions with their own metadata layout
         writer = MetadataTableWriter(self.storage, state.config.name, self.settings, state.config.version)
@@ -167,9 +201,8 @@ class MetadataSync:
         if not groups:
             return frozenset()
         # The instant completes after everything on the timeline: its logs join the latest slices.
-        completing = Instant(
-            instant.requested_time, latest_time_on(state.timeline), instant.action.completed_action, State.COMPLETED
-        )
+        completion = max(latest_time_on(state.timeline) or "", instant.requested_time)
+        completing = Instant(instant.requested_time, completion, instant.action.completed_action, State.COMPLETED)
         found = slice_keys(self.storage, state, groups, completing)
         return frozenset(key for keys in found.values() for key in keys)
 

@@ -165,6 +165,7 @@ class MetadataTableWriter:
         self.data_table_name = data_table_name
         self.settings = settings
         self.timeline_writer = TimelineWriter(self.storage, TIMELINE_DIR, 2)
+        self._loaded: tuple[int, Timeline] | None = None  # the timeline as of the writer's nth change
 
     @functools.cached_property
     def schema(self) -> MetadataRecordSchema:
@@ -185,6 +186,7 @@ class MetadataTableWriter:
         return self.storage.exists(PROPERTIES_FILE)
 
     def create(self) -> None:
+        self._loaded = None
         self.storage.makedirs(TIMELINE_DIR)
         self.storage.makedirs(f"{TIMELINE_DIR}/history")
         text = format_properties(
@@ -197,9 +199,15 @@ class MetadataTableWriter:
         """Drops the metadata table; readers fall back to listing storage."""
         update_table_properties(self.data_storage, {METADATA_PARTITIONS_KEY: "", METADATA_PARTITIONS_INFLIGHT_KEY: ""})
         self.data_storage.delete_dir(METADATA_DIR)
+        self._loaded = None
 
     def timeline(self) -> Timeline:
-        return Timeline.load(self.storage, TIMELINE_DIR, 2, None, f"{TIMELINE_DIR}/history")
+        """The metadata timeline, loaded again only after this writer changed it (the data table's
+        lock keeps other writers out of it meanwhile)."""
+        changes = self.timeline_writer.changes
+        if self._loaded is None or self._loaded[0] != changes:
+            self._loaded = changes, Timeline.load(self.storage, TIMELINE_DIR, 2, None, f"{TIMELINE_DIR}/history")
+        return self._loaded[1]
 
     def file_ids(self, partition: MetadataPartition) -> list[str]:
         """The partition's file groups, ordered by index."""
@@ -258,6 +266,7 @@ class MetadataTableWriter:
     def deltacommit(self, instant_time: str, update: MetadataUpdate, present: Iterable[MetadataPartition]) -> None:
         """Records one data-table instant as a deltacommit of the same instant time."""
         timeline = self.timeline()
+        _ = self.schema  # resolved from the timeline as loaded, before this deltacommit changes it
         if timeline.find(instant_time) is not None:
             self.rollback(instant_time)  # a retried commit: drop what the failed attempt wrote
         requested = self.timeline_writer.request(instant_time, Action.DELTA_COMMIT)

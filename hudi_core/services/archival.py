@@ -348,6 +348,7 @@ def run_archive(ctx: ServiceContext) -> ServiceResult | None:
                 Markers(storage, action.instant.requested_time).delete_all()
             write_history_file(storage, history, actions, compression)
         _delete_active(storage, timeline, actions)
+        ctx.changed()
         merged = _compact_layers(
             storage, history, ctx.configs.value(HudiArchivalConfig.LSM_COMPACTION_BATCH), compression
         )

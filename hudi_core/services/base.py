@@ -18,8 +18,9 @@ from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import ConcurrentWriteError
 from hudi_core.lifecycle.heartbeat import InstantHeartbeat, heartbeat_expired
-from hudi_core.lifecycle.metadata_sync import data_timeline_writer
+from hudi_core.lifecycle.metadata_sync import DataTimelineWriter, data_timeline_writer
 from hudi_core.lifecycle.rollback import rollback_instant
+from hudi_core.parallel import TaskRunner, run_locally
 from hudi_core.storage import Storage
 from hudi_core.table.state import TableState, load_table_state
 from hudi_core.timeline.instant import Instant, State
@@ -27,22 +28,41 @@ from hudi_core.timeline.writer import TimelineWriter
 
 
 class ServiceContext:
-    """One service run's view of the table: storage, options and the locking discipline."""
+    """One service run's view of the table: storage, options, the locking discipline, and the
+    runner its file-group tasks (compaction, clustering, clean's deletions) are handed to."""
 
-    def __init__(self, storage: Storage, options: Mapping[str, str]) -> None:
+    def __init__(self, storage: Storage, options: Mapping[str, str], runner: TaskRunner = run_locally) -> None:
         validate_options(options)
         self.storage = storage
+        self.runner = runner  # where file-group tasks run: the engine's choice
         self.options = dict(options)
         self.configs = HudiConfigs(self.options)
         self.heartbeat_ms = self.configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
         self.tolerable_misses = self.configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
         self._holding = False  # within `run` of one writer at a time: the table lock is held
+        # While the lock is held nobody else changes the table: the state loaded under it is reused
+        # until one of the writers handed out changes the timeline (or `changed()` says so).
+        self._held: tuple[int, TableState] | None = None
+        self._writers: list[TimelineWriter] = []
 
     def state(self) -> TableState:
-        return load_table_state(self.storage)
+        """The table state now (within `run` holding the lock, reused while nothing changed it)."""
+        if not self._holding:
+            return load_table_state(self.storage)
+        changes = sum(writer.changes for writer in self._writers)
+        if self._held is None or self._held[0] != changes:
+            self._held = changes, load_table_state(self.storage)
+        return self._held[1]
 
-    def writer(self, state: TableState) -> TimelineWriter:
-        return data_timeline_writer(self.storage, state.timeline, self.configs)
+    def changed(self) -> None:
+        """Says the timeline or the table config changed other than through `writer()`."""
+        self._held = None
+
+    def writer(self, state: TableState) -> DataTimelineWriter:
+        writer = data_timeline_writer(self.storage, state, self.configs)
+        if self._holding:
+            self._writers.append(writer)
+        return writer
 
     @contextmanager
     def locked(self, purpose: str) -> Iterator[TableState]:
@@ -73,6 +93,7 @@ class ServiceContext:
                 yield
             finally:
                 self._holding = False
+                self._held, self._writers = None, []
 
     def heartbeat(self, instant_time: str) -> InstantHeartbeat:
         return InstantHeartbeat(self.storage, instant_time, self.heartbeat_ms)

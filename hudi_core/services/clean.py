@@ -273,9 +273,10 @@ def run_clean(ctx: ServiceContext, force: bool = False) -> ServiceResult | None:
     result = None
     with ctx.locked("clean") as locked_state:
         check_writable(locked_state.config, ctx.storage.base_uri)
-        for pending in [i for i in locked_state.timeline.pending() if i.action is Action.CLEAN]:
+        pending_cleans = [i for i in locked_state.timeline.pending() if i.action is Action.CLEAN]
+        for pending in pending_cleans:
             result = _execute(ctx, ctx.state(), pending)
-        state = ctx.state()
+        state = ctx.state() if pending_cleans else locked_state
         if not force and not _needs_cleaning(ctx, state.timeline):
             return result
         plan = plan_clean(ctx, state)
@@ -301,28 +302,16 @@ def _execute(ctx: ServiceContext, state: TableState, instant: Instant) -> Servic
     crash.crash_point("clean.after_inflight")
     partitions: dict[str, dict[str, Any]] = {}
     deleted_count = 0
-    first = True
-    for partition, relatives in doomed.items():
-        names, success, failed = [], [], []
-        for relative in relatives:
-            name = posixpath.basename(relative)
-            names.append(name)
-            if storage.exists(relative):
-                storage.delete(relative)
-                success.append(name)
-                deleted_count += 1
-                if first:
-                    crash.crash_point("clean.after_first_delete")
-                    first = False
-            else:
-                failed.append(name)  # already gone (Hudi 1.0 reports these as failed deletes)
-        partitions[partition] = {
-            "partitionPath": partition,
+    tasks = [_DeleteTask(storage, partition, tuple(relatives)) for partition, relatives in doomed.items()]
+    for task, (success, failed) in zip(tasks, ctx.runner(delete_files, tasks), strict=True):
+        deleted_count += len(success)
+        partitions[task.partition] = {
+            "partitionPath": task.partition,
             "policy": ctx.configs.value(HudiCleanConfig.POLICY).value,
-            "deletePathPatterns": names,
+            "deletePathPatterns": [posixpath.basename(relative) for relative in task.relatives],
             "successDeleteFiles": success,
             "failedDeleteFiles": failed,
-            "isPartitionDeleted": partition in to_delete,
+            "isPartitionDeleted": task.partition in to_delete,
         }
     for partition in sorted(to_delete):
         if partition:
@@ -347,6 +336,32 @@ def _execute(ctx: ServiceContext, state: TableState, instant: Instant) -> Servic
         completed.completion_time,
         {"files_deleted": deleted_count, "partitions_deleted": len([p for p in to_delete if p])},
     )
+
+
+@dataclass(frozen=True)
+class _DeleteTask:
+    """The files a clean deletes in one partition (a task any runner executes)."""
+
+    storage: Storage
+    partition: str
+    relatives: tuple[str, ...]
+
+
+def delete_files(task: _DeleteTask) -> tuple[list[str], list[str]]:
+    """Deletes a task's files; returns the names deleted and those already gone (Hudi 1.0 reports
+    these as failed deletes)."""
+    success: list[str] = []
+    failed: list[str] = []
+    for relative in task.relatives:
+        name = posixpath.basename(relative)
+        if task.storage.exists(relative):
+            task.storage.delete(relative)
+            success.append(name)
+            if len(success) == 1:
+                crash.crash_point("clean.after_first_delete")
+        else:
+            failed.append(name)
+    return success, failed
 
 
 def files_being_cleaned(storage: Storage, timeline: Timeline) -> set[str]:

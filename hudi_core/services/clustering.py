@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,6 @@ from hudi_core.lifecycle.markers import IOType, Markers
 from hudi_core.lifecycle.pending import clustering_slices, pending_services, read_plan
 from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_core.merge.file_group_reader import FileGroupReader, SliceReadRequest
-from hudi_core.parallel import ordered_map
 from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.schema.meta_fields import COMMIT_SEQNO, COMMIT_TIME, without_meta_fields
 from hudi_core.services.base import ServiceContext
@@ -53,7 +52,7 @@ from hudi_core.timeline.schemas import REPLACE_COMMIT_METADATA, REQUESTED_REPLAC
 from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import latest_time_on, new_instant_time
 from hudi_core.write.client import check_writable, write_context
-from hudi_core.write.handles import WriteContext, write_base
+from hudi_core.write.handles import WriteContext, base_file_stat, write_base
 from hudi_core.write.planner import new_file_id
 
 EXECUTION_STRATEGY = "org.apache.hudi.client.clustering.run.strategy.SparkSortAndSizeExecutionStrategy"
@@ -263,24 +262,7 @@ def cluster_group(task: _Task) -> list[WriteStat]:
         file_id = new_file_id()
         token = f"{task.task_index}-{number}-{task.task_index}"
         path, size = write_base(storage, context, partition, file_id, token, chunk, IOType.CREATE)
-        stats.append(
-            WriteStat(
-                file_id=file_id,
-                path=path,
-                partition_path=partition,
-                prev_commit=None,
-                num_writes=chunk.num_rows,
-                num_inserts=chunk.num_rows,
-                num_update_writes=0,
-                num_deletes=0,
-                total_write_bytes=size,
-                file_size_in_bytes=size,
-                total_log_records=0,
-                base_file=None,
-                log_files=(),
-                cdc_stats=None,
-            )
-        )
+        stats.append(base_file_stat(partition, file_id, path, size, writes=chunk.num_rows, inserts=chunk.num_rows))
     return stats
 
 
@@ -298,18 +280,16 @@ def _slice_from_info(info: Mapping[str, Any]) -> FileSlice:
 def run_clustering(
     ctx: ServiceContext,
     instant_time: str | None = None,
-    executor: Callable[[Callable[[_Task], list[WriteStat]], Sequence[_Task]], list[list[WriteStat]]] | None = None,
 ) -> ServiceResult | None:
     """Executes a pending clustering (the given one, else the earliest; else schedules one first)."""
     refuse_bucket_index_clustering(ctx.configs, "clustering")
     with ctx.run("clustering"):
-        return _run(ctx, instant_time, executor or (lambda func, tasks: list(ordered_map(func, tasks))))
+        return _run(ctx, instant_time)
 
 
 def _run(
     ctx: ServiceContext,
     instant_time: str | None,
-    executor: Callable[[Callable[[_Task], list[WriteStat]], Sequence[_Task]], list[list[WriteStat]]],
 ) -> ServiceResult | None:
     with ctx.locked("start clustering") as state:
         check_writable(state.config, ctx.storage.base_uri)
@@ -324,13 +304,12 @@ def _run(
         instant = schedule_clustering(ctx)
         if instant is None:
             return None
-    return _execute(ctx, instant, executor)
+    return _execute(ctx, instant)
 
 
 def _execute(
     ctx: ServiceContext,
     instant: Instant,
-    executor: Callable[[Callable[[_Task], list[WriteStat]], Sequence[_Task]], list[list[WriteStat]]],
 ) -> ServiceResult:
     storage = ctx.storage
     with ctx.heartbeat(instant.requested_time):
@@ -368,7 +347,7 @@ def _execute(
             )
             for index, group in enumerate(plan.get("inputGroups") or ())
         ]
-        stats = [stat for group_stats in executor(cluster_group, tasks) for stat in group_stats]
+        stats = [stat for group_stats in ctx.runner(cluster_group, tasks) for stat in group_stats]
         crash.crash_point("clustering.after_files")
         replaced: dict[str, list[str]] = {}
         for piece in clustering_slices(requested):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -43,7 +43,6 @@ from hudi_core.lifecycle.pending import compaction_operations, pending_services,
 from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_core.merge.file_group_reader import FileGroupReader, SliceReadRequest, read_log_chunks
 from hudi_core.merge.record_merger import merge_log_chunks
-from hudi_core.parallel import ordered_map
 from hudi_core.schema.arrow_avro import table_avro_schema, with_meta_fields_avro
 from hudi_core.schema.meta_fields import COMMIT_TIME, without_meta_fields
 from hudi_core.services.base import ServiceContext
@@ -339,21 +338,19 @@ def run_compaction(
     ctx: ServiceContext,
     instant_time: str | None = None,
     kind: _Kind = COMPACTION,
-    executor: Callable[[Callable[[_Task], WriteStat], Sequence[_Task]], list[WriteStat]] | None = None,
 ) -> ServiceResult | None:
     """Executes a pending compaction (the given one, else the earliest; else schedules one first).
 
     Returns None when there was nothing to compact.
     """
     with ctx.run(kind.action.value):
-        return _run(ctx, instant_time, kind, executor or _arrow_executor)
+        return _run(ctx, instant_time, kind)
 
 
 def _run(
     ctx: ServiceContext,
     instant_time: str | None,
     kind: _Kind,
-    executor: Callable[[Callable[[_Task], WriteStat], Sequence[_Task]], list[WriteStat]],
 ) -> ServiceResult | None:
     with ctx.locked(f"start {kind.action.value}") as state:
         _check_merge_on_read(ctx, state)
@@ -366,7 +363,7 @@ def _run(
         instant = schedule_compaction(ctx, kind)
         if instant is None:
             return None
-    return _execute(ctx, instant, kind, executor)
+    return _execute(ctx, instant, kind)
 
 
 def _pending(state: TableState, instant_time: str | None, kind: _Kind) -> Instant | None:
@@ -377,15 +374,10 @@ def _pending(state: TableState, instant_time: str | None, kind: _Kind) -> Instan
     return pending[0] if pending else None
 
 
-def _arrow_executor(func: Callable[[_Task], WriteStat], tasks: Sequence[_Task]) -> list[WriteStat]:
-    return list(ordered_map(func, tasks))
-
-
 def _execute(
     ctx: ServiceContext,
     instant: Instant,
     kind: _Kind,
-    executor: Callable[[Callable[[_Task], WriteStat], Sequence[_Task]], list[WriteStat]],
 ) -> ServiceResult:
     storage = ctx.storage
     # The heartbeat beats before the instant turns inflight: an inflight instant without a fresh
@@ -403,7 +395,7 @@ def _execute(
             storage, instant.requested_time, data_schema, avro_schema, state.config, ctx.configs, kind.crash_prefix
         )
         tasks = [_Task(context, request, op, index) for index, op in enumerate(operations)]
-        stats = executor(compact_file_group if kind is COMPACTION else log_compact_file_group, tasks)
+        stats = ctx.runner(compact_file_group if kind is COMPACTION else log_compact_file_group, tasks)
         crash.crash_point(f"{kind.crash_prefix}.after_files")
         with ctx.locked(f"complete {kind.action.value}") as state:
             extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}

@@ -98,6 +98,11 @@ class Storage:
         self.fs, self.base_path, self.base_uri = _resolve(base_uri, options or {})
         self._s3_client: Any = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Tasks carry their Storage to other processes (a process pool, Spark executors): the S3
+        # client is made again there, from the same environment.
+        return {**self.__dict__, "_s3_client": None}
+
     def relative(self, relative: str) -> str:
         """`relative` in normal form ("" for the base path itself).
 

@@ -68,6 +68,7 @@ class TimelineWriter:
         self.timeline_dir = timeline_dir
         self.layout_version = layout_version
         self._before_complete = before_complete
+        self.changes = 0  # instant files this writer created or deleted: a loaded timeline older than a change is stale
 
     def _path(self, name: str) -> str:
         return posixpath.join(self.timeline_dir, name)
@@ -77,6 +78,7 @@ class TimelineWriter:
         return self._path(instant.file_name(self.layout_version))
 
     def _publish(self, name: str, content: bytes) -> None:
+        self.changes += 1
         if not self._storage.create_exclusive(self._path(name), content):
             raise ConcurrentWriteError(
                 f"instant file {name} already exists in {self._storage.full_path(self.timeline_dir)}"
@@ -96,6 +98,7 @@ class TimelineWriter:
 
     def complete(self, instant: Instant, content: bytes, after: str | None = None) -> Instant:
         """Publishes the completed file; its completion time is newer than anything seen so far."""
+        self.changes += 1  # the hook changes the metadata table and the table config, even when it fails
         if self._before_complete is not None:
             self._before_complete(instant, content)
         completion = (
@@ -112,6 +115,7 @@ class TimelineWriter:
 
     def revert_to_requested(self, instant: Instant, pending_action: Action) -> Instant:
         """Deletes an instant's inflight (and completed) file, leaving its requested plan."""
+        self.changes += 1
         if instant.is_completed:
             self._storage.delete(self._path(instant.file_name(self.layout_version)))
         self._storage.delete(
@@ -125,6 +129,7 @@ class TimelineWriter:
         The completed file goes first, so an interrupted removal leaves a pending instant that the
         next rollback finishes, never a completed instant with missing data.
         """
+        self.changes += 1
         if instant.is_completed:
             self._storage.delete(self._path(instant.file_name(self.layout_version)))
         for state in (State.INFLIGHT, State.REQUESTED):

@@ -69,7 +69,7 @@ from hudi_core.keygen import KeyGenerator
 from hudi_core.lifecycle import crash
 from hudi_core.lifecycle.heartbeat import InstantHeartbeat, heartbeat_expired, heartbeat_path, touch_heartbeat
 from hudi_core.lifecycle.markers import Markers
-from hudi_core.lifecycle.metadata_sync import data_timeline_writer
+from hudi_core.lifecycle.metadata_sync import DataTimelineWriter, data_timeline_writer
 from hudi_core.lifecycle.process_identity import this_process
 from hudi_core.lifecycle.rollback import check_nothing_lost, resume_pending_rollbacks, rollback_instant
 from hudi_core.lifecycle.service_result import ServiceResult
@@ -93,7 +93,7 @@ from hudi_core.timeline.commit_metadata import (
 from hudi_core.timeline.instant import DATA_ACTIONS, Action, Instant
 from hudi_core.timeline.schemas import COMMIT_METADATA, REPLACE_COMMIT_METADATA, REQUESTED_REPLACE_METADATA
 from hudi_core.timeline.serde import encode_avro_container
-from hudi_core.timeline.writer import TimelineWriter, latest_time_on, new_instant_time
+from hudi_core.timeline.writer import latest_time_on, new_instant_time
 from hudi_core.write.decisions import decide, partitions_to_delete, reject_clustered_updates
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
 from hudi_core.write.operation import WriteOperation, write_action
@@ -456,7 +456,7 @@ class WriteClient:
         operation: WriteOperation,
         config: TableConfig,
         state: TableState,
-        writer: TimelineWriter,
+        writer: DataTimelineWriter,
         runs_whole_write: bool = True,
     ) -> Instant:
         """Requests a new instant (under the lock), with a first heartbeat so others see it live.
@@ -477,7 +477,7 @@ class WriteClient:
         self,
         requested: Instant,
         plan: WritePlan,
-        writer: TimelineWriter,
+        writer: DataTimelineWriter,
         finish: _Finish,
         snapshot: WriteSnapshot | None,
     ) -> WriteResult:
@@ -492,17 +492,18 @@ class WriteClient:
                 raise
 
     @contextlib.contextmanager
-    def _recovered(self, configs: HudiConfigs, purpose: str) -> Iterator[tuple[TableState, TimelineWriter]]:
+    def _recovered(self, configs: HudiConfigs, purpose: str) -> Iterator[tuple[TableState, DataTimelineWriter]]:
         """Holds the table lock; yields the table state after failed writes were rolled back."""
         with table_lock(self._storage, configs, purpose):
             state = load_table_state(self._storage)
             check_no_pending_restore(state.timeline)
-            writer = data_timeline_writer(self._storage, state.timeline, configs)
+            writer = data_timeline_writer(self._storage, state, configs)
             if self._recover(state.timeline, writer, configs):
                 state = load_table_state(self._storage)
+                writer.vouch(state)
             yield state, writer
 
-    def _recover(self, timeline: Timeline, writer: TimelineWriter, configs: HudiConfigs) -> bool:
+    def _recover(self, timeline: Timeline, writer: DataTimelineWriter, configs: HudiConfigs) -> bool:
         """Finishes interrupted rollbacks, rolls back writes whose writer died, drops stale markers;
         returns whether the timeline changed.
 
@@ -540,21 +541,23 @@ class WriteClient:
     def _commit_section(
         self,
         finish: _Finish,
+        writer: DataTimelineWriter,
         instant_time: str,
         stats: Sequence[WriteStat],
         replaced: dict[str, list[str]] | None,
         snapshot: WriteSnapshot | None,
     ) -> Iterator[str | None]:
         """Single writer: nothing to do (the lock is held). Optimistic: takes the lock, checks the
-        actions since `snapshot` for conflicts, and yields the latest time on the timeline (the
-        completion time must follow it)."""
+        actions since `snapshot` for conflicts, hands `writer` the state loaded under it, and yields
+        the latest time on the timeline (the completion time must follow it)."""
         if snapshot is None:
             yield None
             return
         with table_lock(self._storage, finish.configs, f"commit {instant_time}"):
-            timeline = load_table_state(self._storage).timeline
-            _check_conflicts(self._storage, timeline, snapshot, instant_time, stats, replaced, finish.configs)
-            yield latest_time_on(timeline)
+            state = load_table_state(self._storage)
+            _check_conflicts(self._storage, state.timeline, snapshot, instant_time, stats, replaced, finish.configs)
+            writer.vouch(state)
+            yield latest_time_on(state.timeline)
 
     def _requested_content(self, action: Action) -> bytes:
         if action is Action.REPLACE_COMMIT:
@@ -580,7 +583,7 @@ class WriteClient:
                 current = state.timeline.find(instant.requested_time) or instant
                 if current.is_completed:
                     return
-                writer = data_timeline_writer(self._storage, state.timeline, configs)
+                writer = data_timeline_writer(self._storage, state, configs)
                 rollback_instant(self._storage, state.timeline, writer, current, action)
         except Exception as e:
             logger.warning("rollback of failed write %s failed; the next writer rolls it back: %s", instant, e)
@@ -663,7 +666,7 @@ class WriteClient:
         self,
         plan: WritePlan,
         requested: Instant,
-        writer: TimelineWriter,
+        writer: DataTimelineWriter,
         finish: _Finish,
         snapshot: WriteSnapshot | None,
     ) -> WriteResult:
@@ -689,14 +692,14 @@ class WriteClient:
         if snapshot is None and not self._storage.exists(writer.file_of(inflight)):
             # A single writer whose lock and heartbeat went stale (a paused process) was rolled back.
             raise rolled_back_meanwhile(requested.requested_time)
-        with self._commit_section(finish, requested.requested_time, stats, plan.replaced, snapshot) as after:
+        with self._commit_section(finish, writer, requested.requested_time, stats, plan.replaced, snapshot) as after:
             return self._complete(finish, inflight, writer, stats, avro_schema, plan.replaced, after)
 
     def _complete(
         self,
         finish: _Finish,
         inflight: Instant,
-        writer: TimelineWriter,
+        writer: DataTimelineWriter,
         stats: Sequence[WriteStat],
         avro_schema: dict[str, Any],
         replaced: dict[str, list[str]] | None,
@@ -776,7 +779,7 @@ class WriteClient:
                     self._storage, state.timeline, snapshot, inflight.requested_time, stats, replaced, settings.configs
                 )
                 after = latest_time_on(state.timeline)
-            writer = data_timeline_writer(self._storage, state.timeline, settings.configs)
+            writer = data_timeline_writer(self._storage, state, settings.configs)
             avro_schema = table_avro_schema(schema, settings.config.name)
             try:
                 return self._complete(finish, current, writer, stats, avro_schema, replaced, after)
@@ -823,7 +826,7 @@ class WriteClient:
                 check_nothing_lost(self._storage, state, target)
             elif not heartbeat_expired(self._storage, instant_time, heartbeat_ms, misses):
                 raise ConcurrentWriteError(f"instant {instant_time} is being written by a live writer")
-            writer = data_timeline_writer(self._storage, timeline, configs)
+            writer = data_timeline_writer(self._storage, state, configs)
             return rollback_instant(self._storage, timeline, writer, target, timeline.pending_action(target))
 
 

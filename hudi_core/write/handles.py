@@ -242,7 +242,7 @@ def _create(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
     rows = _without_deletes(task.records())
     table = _meta_rows(context, task, rows, "")
     path, size = _write_base(storage, context, task, table, IOType.CREATE)
-    return _stat(task, path, size, writes=rows.num_rows, inserts=rows.num_rows)
+    return base_file_stat(task.partition_path, task.file_id, path, size, writes=rows.num_rows, inserts=rows.num_rows)
 
 
 def _without_deletes(records: pa.Table) -> pa.Table:
@@ -299,8 +299,9 @@ def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wri
         # Written even without changes: Apache Hudi's CDC reader takes a rewritten base file without a
         # CDC log for one whose rows are all new, and fails on it otherwise.
         cdc_stats = write_cdc_log(storage, context, task.partition_path, task.file_id, task.write_token, changes)
-    return _stat(
-        task,
+    return base_file_stat(
+        task.partition_path,
+        task.file_id,
         path,
         size,
         writes=table.num_rows,
@@ -435,8 +436,9 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
     )
 
 
-def _stat(
-    task: FileGroupWrite,
+def base_file_stat(
+    partition_path: str,
+    file_id: str,
     path: str,
     size: int,
     writes: int,
@@ -447,10 +449,11 @@ def _stat(
     prev_base_file: str | None = None,
     cdc_stats: dict[str, int] | None = None,
 ) -> WriteStat:
+    """The WriteStat of a base file a write, a compaction or a clustering wrote."""
     return WriteStat(
-        file_id=task.file_id,
+        file_id=file_id,
         path=path,
-        partition_path=task.partition_path,
+        partition_path=partition_path,
         prev_commit=prev_commit,
         num_writes=writes,
         num_inserts=inserts,

@@ -40,7 +40,7 @@ def _unexpected(path: str) -> Exception:
 
 @pytest.mark.parametrize(
     ("error", "reported"),
-    [(no_space, rf"HudiStorageError: cannot write .*table_lock\.json\..*{ENOSPC_TEXT}"), (_unexpected, "RuntimeError")],
+    [(no_space, rf"HudiStorageError: cannot write .*timeline/history/.*{ENOSPC_TEXT}"), (_unexpected, "RuntimeError")],
     ids=["disk-full", "any-exception"],
 )
 def test_an_inline_archival_failing_after_the_commit_is_a_warning_of_the_committed_write(
@@ -54,8 +54,8 @@ def test_an_inline_archival_failing_after_the_commit_is_a_warning_of_the_committ
         table.upsert(rows([round_], round_), seeding)
 
     with monkeypatch.context() as patch:
-        # The lock refreshes of the upsert: the write's own lock, then archival's (clean is off).
-        inject(patch, fail_at=2, matching="table_lock.json.", error=error)
+        # Archival's first file: its history (LSM) file.
+        inject(patch, fail_at=1, matching="timeline/history/", error=error)
         result = HudiTable(str(base)).upsert(rows([0, 7], 9), ARCHIVING)
 
     (warning,) = result.service_warnings
@@ -79,13 +79,13 @@ def test_a_dagster_materialization_reports_an_inline_service_failure_as_metadata
     def trips() -> pa.Table:
         return rows(range(3), 1)
 
-    # The lock refreshes of the first write: the write's own, then the inline clean's.
+    # The lock refreshes of the first write: the write's own, then the inline services' (one hold).
     inject(monkeypatch, fail_at=2, matching="table_lock.json.")
     result = dg.materialize([trips], resources={"io_manager": HudiPyArrowIOManager(root_uri=str(tmp_path))})
 
     assert result.success
     (event,) = result.asset_materializations_for_node("trips")
     warning = event.metadata[SERVICE_WARNINGS_KEY].value
-    assert isinstance(warning, str) and warning.startswith("inline clean failed after the write committed")
+    assert isinstance(warning, str) and warning.startswith("inline services skipped after the write committed")
     assert ENOSPC_TEXT in warning
     assert values(tmp_path / "trips") == {"k0": 1, "k1": 1, "k2": 1}
