@@ -166,10 +166,9 @@ def delta_merge(batch: pa.Table, predicate: str) -> Callable[[Path], dict[str, A
     return run
 
 
-def gzip_level() -> int | None:
-    """The gzip level our base-file writer uses (pyarrow's own default, 9, when it sets none)."""
-    level = getattr(parquet_writer, "_GZIP_LEVEL", None)
-    return level if isinstance(level, int) else None
+def codec_level(codec: str) -> int | None:
+    """The level our base-file writer uses for `codec` (None: pyarrow's own default)."""
+    return parquet_writer.codec_level(codec)
 
 
 def touched_base_files(result: WriteResult) -> list[str]:
@@ -199,7 +198,7 @@ def replace_rows(old: pa.Table, batch: pa.Table, keys: pa.Array) -> tuple[pa.Tab
 
 def raw_rewrite(batch: pa.Table, files: Callable[[], Sequence[str]], codec: Callable[[], str]) -> Callable[[Path], int]:
     """pyarrow alone: read each file, replace the rows whose key the batch holds, write it with `codec()`
-    (the codec our upsert wrote, at the gzip level our writer uses)."""
+    (the codec our upsert wrote, at the level our writer uses)."""
     keys = batch.column(RECORD_KEY).combine_chunks()
 
     def rewrite(table_dir: Path, relative: str) -> int:
@@ -208,7 +207,7 @@ def raw_rewrite(batch: pa.Table, files: Callable[[], Sequence[str]], codec: Call
         old = old.replace_schema_metadata(None)  # not the footer's Hudi keys (bloom filter, Avro schema)
         table, matched = replace_rows(old, batch, keys)
         name = codec()
-        level = gzip_level() if name == "gzip" else None
+        level = codec_level(name)
         pq.write_table(table, table_dir / f"{relative}.rewritten.parquet", compression=name, compression_level=level)
         return matched
 
@@ -238,7 +237,7 @@ def raw_write_only(files: Callable[[], Sequence[str]], codec: Callable[[], str])
             for relative in files():
                 loaded[relative] = pq.read_table(table_dir / relative).replace_schema_metadata(None)
         name = codec()
-        level = gzip_level() if name == "gzip" else None
+        level = codec_level(name)
 
         def write(relative: str) -> int:
             pq.write_table(
@@ -343,7 +342,7 @@ def report(variants: Mapping[str, Variant], repeat: int) -> None:
     print(
         f"  ours CoW / raw pyarrow rewrite = {ratio:6.2f}x  (target <= {RAW_TARGET}x: {_verdict(ratio, RAW_TARGET)}; "
         f"raw rewrite {raw.median:.2f} s, codec {cow.codec_after}"
-        f"{f' level {gzip_level()}' if cow.codec_after == 'gzip' and gzip_level() else ''})"
+        f"{f' level {level}' if (level := codec_level(cow.codec_after)) is not None else ''})"
     )
 
 

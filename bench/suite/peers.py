@@ -30,10 +30,11 @@ import pyarrow.parquet as pq
 from deltalake import DeltaTable, write_deltalake
 from hudi import HudiQueryType, HudiReadOptions, HudiTableBuilder
 
+from bench.upsert import codec_level, replace_rows
 from bench.upsert import create_hudi as _create_hudi
 from bench.upsert import delta_merge as _delta_merge
-from bench.upsert import gzip_level, replace_rows
 from hudi_core import HudiTable
+from hudi_core.config.write import DEFAULT_PARQUET_CODEC
 from hudi_core.parallel import default_parallelism
 
 if TYPE_CHECKING:
@@ -177,8 +178,8 @@ class Codec:
 
     @classmethod
     def ours(cls) -> Codec:
-        """What our base-file writer uses by default: gzip at zlib's default level."""
-        return cls("gzip", gzip_level())
+        """What our base-file writer uses by default (zstd, at its level)."""
+        return cls(DEFAULT_PARQUET_CODEC, codec_level(DEFAULT_PARQUET_CODEC))
 
 
 def _pool() -> ThreadPoolExecutor:

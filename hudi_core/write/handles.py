@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.config.table import CdcLoggingMode, RecordMergeMode
-from hudi_core.config.write import LogBlockFormat
+from hudi_core.config.write import DEFAULT_PARQUET_CODEC, LogBlockFormat
 from hudi_core.errors import CommitError
 from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 from hudi_core.file_group.base_file.parquet import read_parquet
@@ -63,7 +63,7 @@ class WriteContext:
     merge_mode: RecordMergeMode
     ordering_field: str | None
     key_spec: RecordKeySpec
-    compression: str = "gzip"
+    compression: str = DEFAULT_PARQUET_CODEC
     row_group_bytes: int = 125829120
     page_bytes: int = 1048576
     bloom_type: str = "DYNAMIC_V0"

@@ -180,11 +180,13 @@ def test_write_base_file_timestamps_times_statistics(tmp_path: Path) -> None:
     assert leaves["at"][:2] == ("INT64", "Time(isAdjustedToUTC=false, timeUnit=microseconds)")
     stats = parquet_file.metadata.row_group(0).column(5).statistics
     assert (stats.min, stats.max) == (0, 2)
-    assert parquet_file.metadata.row_group(0).column(0).compression == "GZIP"
+    assert parquet_file.metadata.row_group(0).column(0).compression == "ZSTD"  # our default codec
     assert parquet_file.metadata.metadata[b"hoodie_min_record_key"] == b"k1"
 
 
-@pytest.mark.parametrize(("codec", "expected"), [("snappy", "SNAPPY"), ("zstd", "ZSTD"), ("none", "UNCOMPRESSED")])
+@pytest.mark.parametrize(
+    ("codec", "expected"), [("gzip", "GZIP"), ("snappy", "SNAPPY"), ("zstd", "ZSTD"), ("none", "UNCOMPRESSED")]
+)
 def test_write_base_file_codec_applied(codec: str, expected: str, tmp_path: Path) -> None:
     table, avro = _small_table(["a"])
     write_base_file(Storage(str(tmp_path)), "f.parquet", table, avro, None, compression=codec)
