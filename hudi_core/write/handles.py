@@ -121,7 +121,31 @@ class FileGroupWrite:
     def records(self) -> pa.Table:
         """This group's rows. They are copied out of the batch only here, inside the write task, so
         that a large write holds the copies of the groups being written, not of every group."""
-        return self.source if self.rows is None else self.source.take(self.rows)
+        return self.source if self.rows is None else take_rows(self.source, self.rows)
+
+
+def take_rows(table: pa.Table, positions: pa.Array) -> pa.Table:
+    """`table.take(positions)`, taken chunk by chunk: pyarrow's take on a chunked column first
+    concatenates its chunks, which cost every file group of a write a copy of the whole batch."""
+    if all(column.num_chunks <= 1 for column in table.columns):
+        return table.take(positions)
+    index = positions.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    if len(index) == 0:
+        return table.slice(0, 0)
+    order = None if bool(np.all(index[1:] >= index[:-1])) else np.argsort(index, kind="stable")
+    ordered = index if order is None else index[order]
+    batches = table.to_batches()  # zero-copy, cut where any column's chunks end
+    starts = np.cumsum([0] + [batch.num_rows for batch in batches])
+    cuts = np.searchsorted(ordered, starts)
+    parts = [
+        batch.take(pa.array(ordered[cuts[i] : cuts[i + 1]] - starts[i]))
+        for i, batch in enumerate(batches)
+        if cuts[i + 1] > cuts[i]
+    ]
+    taken = pa.Table.from_batches(parts, schema=table.schema)
+    if order is None:
+        return taken
+    return taken.combine_chunks().take(pa.array(np.argsort(order)))  # back to the asked order
 
 
 def write_file_group(context: WriteContext, task: FileGroupWrite) -> WriteStat:
