@@ -607,7 +607,7 @@ class WriteClient:
             return self._arrow_plan([], partitions_to_delete(self._storage, timeline, configs, partitions), None)
         assert batch is not None
         rows = batch.rows
-        written = set(rows.column(PARTITION).to_pylist()) if rows.num_rows else set()
+        written = set(pc.unique(rows.column(PARTITION)).to_pylist()) if rows.num_rows else set()
         decided = decide(self._storage, operation, index, config, configs, timeline, written, keygen.is_partitioned)
         slices = decided.slices
         no_tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
