@@ -261,6 +261,17 @@ def test_apache_hudi_reads_our_table_after_every_write_and_service(
     ours_ro = canonical(table_rows(HudiTable(str(path)).read(options=READ_OPTIMIZED), COLUMNS))
     assert canonical(table_rows(apache_hudi.read(path, READ_OPTIMIZED), COLUMNS)) == ours_ro, "read-optimized"
 
+    # What Apache Hudi read is our default base files: zstd (Apache Hudi's own default is gzip).
+    codecs = {
+        parquet.metadata.row_group(group).column(column).compression
+        for file in path.rglob("*.parquet")
+        if ".hoodie" not in file.relative_to(path).parts
+        for parquet in [pq.ParquetFile(file)]
+        for group in range(parquet.metadata.num_row_groups)
+        for column in range(parquet.metadata.num_columns)
+    }
+    assert codecs == {"ZSTD"}, f"base file codecs {codecs}"
+
     name = "matrix_" + case.id.replace("-", "_")
     apache_hudi.sql(f"CREATE TABLE {name} USING hudi LOCATION '{path}'")
     mismatches = apache_hudi.sql(f"CALL validate_metadata_table_files(table => '{name}')")
