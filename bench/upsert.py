@@ -166,11 +166,6 @@ def delta_merge(batch: pa.Table, predicate: str) -> Callable[[Path], dict[str, A
     return run
 
 
-def codec_level(codec: str) -> int | None:
-    """The level our base-file writer uses for `codec` (None: pyarrow's own default)."""
-    return parquet_writer.codec_level(codec)
-
-
 def touched_base_files(result: WriteResult) -> list[str]:
     """The base files (relative paths) a CoW upsert rewrote."""
     return sorted(
@@ -207,7 +202,7 @@ def raw_rewrite(batch: pa.Table, files: Callable[[], Sequence[str]], codec: Call
         old = old.replace_schema_metadata(None)  # not the footer's Hudi keys (bloom filter, Avro schema)
         table, matched = replace_rows(old, batch, keys)
         name = codec()
-        level = codec_level(name)
+        level = parquet_writer.codec_level(name)
         pq.write_table(table, table_dir / f"{relative}.rewritten.parquet", compression=name, compression_level=level)
         return matched
 
@@ -237,7 +232,7 @@ def raw_write_only(files: Callable[[], Sequence[str]], codec: Callable[[], str])
             for relative in files():
                 loaded[relative] = pq.read_table(table_dir / relative).replace_schema_metadata(None)
         name = codec()
-        level = codec_level(name)
+        level = parquet_writer.codec_level(name)
 
         def write(relative: str) -> int:
             pq.write_table(
@@ -342,7 +337,7 @@ def report(variants: Mapping[str, Variant], repeat: int) -> None:
     print(
         f"  ours CoW / raw pyarrow rewrite = {ratio:6.2f}x  (target <= {RAW_TARGET}x: {_verdict(ratio, RAW_TARGET)}; "
         f"raw rewrite {raw.median:.2f} s, codec {cow.codec_after}"
-        f"{f' level {level}' if (level := codec_level(cow.codec_after)) is not None else ''})"
+        f"{f' level {level}' if (level := parquet_writer.codec_level(cow.codec_after)) is not None else ''})"
     )
 
 

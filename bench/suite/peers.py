@@ -30,11 +30,12 @@ import pyarrow.parquet as pq
 from deltalake import DeltaTable, write_deltalake
 from hudi import HudiQueryType, HudiReadOptions, HudiTableBuilder
 
-from bench.upsert import codec_level, replace_rows
 from bench.upsert import create_hudi as _create_hudi
 from bench.upsert import delta_merge as _delta_merge
+from bench.upsert import replace_rows
 from hudi_core import HudiTable
 from hudi_core.config.write import DEFAULT_PARQUET_CODEC
+from hudi_core.file_group.base_file.parquet_writer import codec_level
 from hudi_core.parallel import default_parallelism
 
 if TYPE_CHECKING:

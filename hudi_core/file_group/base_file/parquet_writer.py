@@ -124,7 +124,7 @@ def write_base_file(
             table.schema,
             version="1.0",
             compression=codec,
-            compression_level=_LEVELS.get(codec),
+            compression_level=codec_level(codec),
             use_dictionary=_dictionary_columns(table.schema),
             data_page_size=page_bytes,
             write_statistics=True,
