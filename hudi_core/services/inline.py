@@ -12,7 +12,6 @@ written, is finished or rolled back then). The write still succeeds, and the oth
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -64,33 +63,33 @@ def run_inline_services(ctx: ServiceContext) -> InlineServices:
         return True
 
     # One lock hold for them all (one writer at a time): the state loaded under it is reused from
-    # one service to the next while none of them changed the table.
-    hold = contextlib.ExitStack()
+    # one service to the next while none of them changed the table. `attempt` catches what a service
+    # raises, so what reaches the except is the lock's own failure (taken by another writer, or not
+    # written): the services not yet run wait for the next write.
     try:
-        hold.enter_context(ctx.run("inline services"))
-    except Exception as e:  # another writer holds the lock (or it could not be written): next time
+        with ctx.run("inline services"):
+            if configs.value(HudiCompactionConfig.INLINE):
+                attempt("compaction", compaction_due, lambda: compaction.run_compaction(ctx))
+            elif configs.value(HudiCompactionConfig.SCHEDULE_INLINE):
+                attempt("compaction scheduling", compaction_due, lambda: compaction.schedule_compaction(ctx))
+            if configs.value(HudiCompactionConfig.LOG_COMPACTION_INLINE):
+                attempt(
+                    "log compaction",
+                    lambda: ctx.state().config.is_mor,
+                    lambda: compaction.run_compaction(ctx, kind=compaction.LOG_COMPACTION),
+                )
+            if configs.value(HudiClusteringConfig.INLINE):
+                attempt("clustering", clustering_due, lambda: clustering.run_clustering(ctx))
+            elif configs.value(HudiClusteringConfig.SCHEDULE_INLINE):
+                attempt("clustering scheduling", clustering_due, lambda: clustering.schedule_clustering(ctx))
+            if configs.value(HudiCleanConfig.AUTOMATIC):
+                attempt("clean", always, lambda: clean.run_clean(ctx))
+            if configs.value(HudiArchivalConfig.AUTOMATIC):
+                attempt("archival", always, lambda: archival.run_archive(ctx))
+    except Exception as e:
         message = f"inline services skipped after the write committed (their next run retries): {type(e).__name__}: {e}"
         logger.warning("%s", message)
-        return InlineServices((), (message,))
-    with hold:
-        if configs.value(HudiCompactionConfig.INLINE):
-            attempt("compaction", compaction_due, lambda: compaction.run_compaction(ctx))
-        elif configs.value(HudiCompactionConfig.SCHEDULE_INLINE):
-            attempt("compaction scheduling", compaction_due, lambda: compaction.schedule_compaction(ctx))
-        if configs.value(HudiCompactionConfig.LOG_COMPACTION_INLINE):
-            attempt(
-                "log compaction",
-                lambda: ctx.state().config.is_mor,
-                lambda: compaction.run_compaction(ctx, kind=compaction.LOG_COMPACTION),
-            )
-        if configs.value(HudiClusteringConfig.INLINE):
-            attempt("clustering", clustering_due, lambda: clustering.run_clustering(ctx))
-        elif configs.value(HudiClusteringConfig.SCHEDULE_INLINE):
-            attempt("clustering scheduling", clustering_due, lambda: clustering.schedule_clustering(ctx))
-        if configs.value(HudiCleanConfig.AUTOMATIC):
-            attempt("clean", always, lambda: clean.run_clean(ctx))
-        if configs.value(HudiArchivalConfig.AUTOMATIC):
-            attempt("archival", always, lambda: archival.run_archive(ctx))
+        warnings.append(message)
     return InlineServices(tuple(results), tuple(warnings))
 
 
