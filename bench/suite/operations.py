@@ -231,6 +231,23 @@ def ours_read(fixture: str, filters: peers.Filters = None) -> Prepare:
     return prepare
 
 
+def ours_read_batches(fixture: str) -> Prepare:
+    """Streams the whole table (`read_batches`), holding one batch at a time."""
+
+    def prepare(space: Workspace, op: Operation) -> Setup:
+        path = str(_in_place(space, fixture))
+
+        def action() -> Outcome:
+            rows = 0
+            for batch in HudiTable(path).read_batches():
+                rows += batch.num_rows
+            return Outcome(rows)
+
+        return Setup(action)
+
+    return prepare
+
+
 def ours_incremental(fixture: str) -> Prepare:
     """Reads what the fixture's last commit changed (commits completed after the one before it)."""
 
@@ -697,6 +714,8 @@ def _operations() -> list[Operation]:
         Operation("snapshot_read/ours_cow", "snapshot_read", OURS, "CoW", ours_read(cow), (cow,), engine=arrow),
         Operation("snapshot_read/ours_mor_pending", "snapshot_read", OURS, "MoR, one pending 1% log",
                   ours_read(mor_1), (mor_1,), engine=arrow),
+        Operation("snapshot_read/ours_cow_batches", "snapshot_read", OURS, "CoW, streamed (read_batches)",
+                  ours_read_batches(cow), (cow,), engine=arrow),
         Operation("snapshot_read/spark_cow", "snapshot_read", OURS_SPARK, "CoW", spark_read(cow), (cow,), once,
                   spark, SPARK_SCALES, in_quick=False),
         Operation("snapshot_read/apache_cow", "snapshot_read", APACHE, "CoW, into the no-op sink", apache_read(cow),

@@ -18,7 +18,11 @@ from bench.suite.runner import RunRecord, RunResult
 RESULTS_PATH = Path(__file__).resolve().parent.parent / "RESULTS.md"
 BEGIN = "<!-- BEGIN GENERATED: python -m bench --write-results replaces this part -->"
 END = "<!-- END GENERATED -->"
-MEMORY_LIMIT_BYTES = 1.5e9
+MEMORY_LIMIT_BYTES = 1.5e9  # every write and service
+STREAMED_READ_LIMIT_BYTES = 0.5e9  # read_batches
+STREAMED_READ = "snapshot_read/ours_cow_batches"
+# Reads that return a whole table hold it whoever reads it: the write limit does not apply to them.
+WHOLE_TABLE_READS = ("snapshot_read", "read_partition", "read_fare", "incremental", "open")
 OPEN_LIMIT_S = 0.030
 DELTA_MERGES = ("delta_uuid", "delta_city_uuid")
 
@@ -88,24 +92,40 @@ class Target:
 
 
 TARGETS: tuple[Target, ...] = (
-    Target("MoR upsert 1% <= 0.1x delta-rs merge", "upsert_1pct/ours_mor",
-           tuple(f"upsert_1pct/{d}" for d in DELTA_MERGES), 0.1),
+    Target("bulk insert <= 1.0x delta-rs write_deltalake", "bulk_insert/ours_cow", ("bulk_insert/delta",), 1.0),
+    Target("bulk insert <= 1.5x pyiceberg append", "bulk_insert/ours_cow", ("bulk_insert/iceberg",), 1.5),
     Target("CoW upsert 1% <= 1.0x delta-rs merge", "upsert_1pct/ours_cow",
            tuple(f"upsert_1pct/{d}" for d in DELTA_MERGES), 1.0),
-    Target("CoW upsert 1% <= 1.3x raw rewrite of touched files", "upsert_1pct/ours_cow",
-           ("upsert_1pct/raw_rewrite",), 1.3),
-    Target("concentrated upsert (CoW) >= 5x faster than delta-rs", "upsert_recent/ours_cow",
-           tuple(f"upsert_recent/{d}" for d in DELTA_MERGES), 5.0, speedup=True),
+    Target("MoR upsert 1% <= 0.1x delta-rs merge", "upsert_1pct/ours_mor",
+           tuple(f"upsert_1pct/{d}" for d in DELTA_MERGES), 0.1),
     Target("concentrated upsert (MoR) >= 5x faster than delta-rs", "upsert_recent/ours_mor",
            tuple(f"upsert_recent/{d}" for d in DELTA_MERGES), 5.0, speedup=True),
-    Target("bulk insert <= 1.2x raw write", "bulk_insert/ours_cow", ("bulk_insert/raw",), 1.2),
-    Target("CoW snapshot read <= 1.2x raw read", "snapshot_read/ours_cow", ("snapshot_read/raw",), 1.2),
-    Target("MoR read with one pending 1% log <= 2x CoW read", "snapshot_read/ours_mor_pending",
-           ("snapshot_read/ours_cow",), 2.0),
+    Target("concentrated upsert (CoW) <= 1.0x delta-rs merge", "upsert_recent/ours_cow",
+           tuple(f"upsert_recent/{d}" for d in DELTA_MERGES), 1.0),
     Target("incremental read of a 1% commit <= 0.05x snapshot read (CoW)", "incremental/ours_cow",
            ("snapshot_read/ours_cow",), 0.05),
     Target("incremental read of a 1% commit <= 0.05x snapshot read (MoR)", "incremental/ours_mor",
            ("snapshot_read/ours_mor_pending",), 0.05),
+    Target("snapshot read <= 1.1x raw read", "snapshot_read/ours_cow", ("snapshot_read/raw",), 1.1),
+    # Apache Hudi 1.2 on Spark local[2]: job time only (its start-up is reported apart).
+    *(
+        Target(f"{title} >= 5x faster than Apache Hudi", ours, (theirs,), 5.0, speedup=True)
+        for title, ours, theirs in (
+            ("bulk insert", "bulk_insert/ours_cow", "bulk_insert/apache_cow"),
+            ("CoW upsert 1%", "upsert_1pct/ours_cow", "upsert_1pct/apache_cow"),
+            ("MoR upsert 1%", "upsert_1pct/ours_mor", "upsert_1pct/apache_mor"),
+            ("CoW snapshot read", "snapshot_read/ours_cow", "snapshot_read/apache_cow"),
+            ("MoR snapshot read", "snapshot_read/ours_mor_pending", "snapshot_read/apache_mor_pending"),
+            ("CoW incremental read", "incremental/ours_cow", "incremental/apache_cow"),
+            ("MoR incremental read", "incremental/ours_mor", "incremental/apache_mor"),
+        )
+    ),
+    # Floors measured in the same run: what no design of ours can beat on this machine.
+    Target("floor: CoW upsert 1% <= 1.3x raw rewrite of touched files", "upsert_1pct/ours_cow",
+           ("upsert_1pct/raw_rewrite",), 1.3),
+    Target("floor: bulk insert <= 1.2x raw write", "bulk_insert/ours_cow", ("bulk_insert/raw",), 1.2),
+    Target("floor: CoW incremental <= 1.5x raw read of the commit's rows", "incremental/ours_cow",
+           ("incremental/raw_cow",), 1.5),
 )  # fmt: skip
 
 
@@ -159,6 +179,7 @@ def evaluate(found: dict[tuple[str, int], Summary], rows: int) -> list[Verdict]:
             )
         )
     verdicts.append(_memory_verdict(found, rows))
+    verdicts.append(_streamed_read_verdict(found, rows))
     # the small table is the same at every scale: its open runs at one scale only
     opened = next((s for (name, _), s in found.items() if name == "open/ours" and s.median is not None), None)
     if opened is not None and opened.median is not None:
@@ -179,9 +200,13 @@ def _memory_verdict(found: dict[tuple[str, int], Summary], rows: int) -> Verdict
     measured = [
         s
         for (name, at), s in found.items()
-        if at == rows and s.op.engine is Engine.ARROW and not s.op.tuned and s.peak_over_baseline is not None
+        if at == rows
+        and s.op.engine is Engine.ARROW
+        and not s.op.tuned
+        and s.peak_over_baseline is not None
+        and s.op.group not in WHOLE_TABLE_READS
     ]
-    title = f"peak RSS over baseline <= 1.5 GB, every Arrow-engine operation at {rows / 1e6:g}M rows"
+    title = f"peak RSS over baseline <= 1.5 GB, every Arrow-engine write and service at {rows / 1e6:g}M rows"
     if not measured:
         return Verdict(title, "-", "-", None, "-", None)
     worst = max(measured, key=lambda s: s.peak_over_baseline or 0)
@@ -195,6 +220,22 @@ def _memory_verdict(found: dict[tuple[str, int], Summary], rows: int) -> Verdict
         peak / MEMORY_LIMIT_BYTES,
         "<= 1x",
         peak <= MEMORY_LIMIT_BYTES,
+    )
+
+
+def _streamed_read_verdict(found: dict[tuple[str, int], Summary], rows: int) -> Verdict:
+    title = f"peak RSS over baseline <= 0.5 GB, streamed read (read_batches) at {rows / 1e6:g}M rows"
+    streamed = found.get((STREAMED_READ, rows))
+    if streamed is None or streamed.peak_over_baseline is None:
+        return Verdict(title, "-", "-", None, "-", None)
+    peak = streamed.peak_over_baseline
+    return Verdict(
+        title,
+        f"{streamed.op.label}: {peak / 1e9:.2f} GB",
+        "0.5 GB",
+        peak / STREAMED_READ_LIMIT_BYTES,
+        "<= 1x",
+        peak <= STREAMED_READ_LIMIT_BYTES,
     )
 
 

@@ -14,7 +14,7 @@ Merge-on-Read), so writes without partition changes read nothing more.
 from __future__ import annotations
 
 from collections.abc import Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -119,4 +119,4 @@ def with_stored_ordering(
     if not pieces:
         return tags
     stored = pa.concat_tables(pieces)
-    return Tags(tags.file_ids, tags.partitions, aligned(keys, stored))
+    return replace(tags, stored_ordering=aligned(keys, stored))

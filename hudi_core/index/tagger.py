@@ -27,6 +27,7 @@ from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 from hudi_core.file_group.base_file.parquet import open_parquet, read_parquet
 from hudi_core.index.bucket import bucket_layout, bucket_targets
 from hudi_core.keygen import RecordKeySpec
+from hudi_core.merge.dedup import has_duplicates
 from hudi_core.metadata.keys import bloom_filter_key
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import KeyFilter
@@ -81,6 +82,20 @@ class Tags:
     file_ids: pa.Array
     partitions: pa.Array
     stored_ordering: pa.Array | None = None
+    positions: BasePositions | None = None
+
+
+@dataclass(frozen=True)
+class BasePositions:
+    """Where tagged records sit in the base files they were found in (Hudi's record positions).
+
+    Attributes:
+        rows: per incoming record, its row in the base file of its file group; null when new.
+        base_instants: (partition, file id) -> the instant of the base file `rows` point into.
+    """
+
+    rows: pa.Array
+    base_instants: Mapping[tuple[str, str], str]
 
 
 def stored_keys(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec) -> pa.Array:
@@ -161,26 +176,40 @@ def tag(
     else:
         rows_of = _rows_by_value(incoming_partitions)
 
-    def match(file_slice: FileSlice) -> npt.NDArray[np.int64]:
+    def match(file_slice: FileSlice) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """(incoming rows found in the slice's base file, the row of the key's first copy there)."""
         rows = rows_of.get(file_slice.partition_path)
         if rows is None or len(rows) == 0:
-            return np.empty(0, dtype=np.int64)
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
         wanted = incoming_keys.take(pa.array(rows))
-        found = pc.is_in(wanted, value_set=stored_keys(storage, file_slice, keys))
-        matched: npt.NDArray[np.int64] = rows[found.to_numpy(zero_copy_only=False)]
-        return matched
+        stored = stored_keys(storage, file_slice, keys)
+        if has_duplicates(wanted):
+            found = pc.index_in(wanted, value_set=stored)
+            hit = pc.is_valid(found).to_numpy(zero_copy_only=False)
+            return rows[hit], np.asarray(found.drop_null().to_numpy(), dtype=np.int64)
+        # Probing the file's keys into a table of the (few) incoming ones is much cheaper than
+        # hashing every stored key.
+        probed = pc.index_in(stored, value_set=wanted)
+        stored_rows = np.flatnonzero(pc.is_valid(probed).to_numpy(zero_copy_only=False))
+        wanted_rows, first = np.unique(np.asarray(probed.drop_null().to_numpy(), dtype=np.int64), return_index=True)
+        return rows[wanted_rows], stored_rows[first].astype(np.int64)
 
     owner = np.full(count, -1, dtype=np.int64)
-    for number, matched in enumerate(ordered_map(match, files)):
-        fresh = matched[owner[matched] < 0]  # a key stored twice belongs to the first file listed
-        owner[fresh] = number
-    mask = pa.array(owner < 0)
-    codes = pa.array(np.where(owner < 0, 0, owner), pa.int32())
+    base_rows = np.zeros(count, dtype=np.int64)
+    for number, (matched, at) in enumerate(ordered_map(match, files)):
+        fresh = owner[matched] < 0  # a key stored twice belongs to the first file listed
+        owner[matched[fresh]] = number
+        base_rows[matched[fresh]] = at[fresh]
+    new = owner < 0
+    mask = pa.array(new)
+    codes = pa.array(np.where(new, 0, owner), pa.int32())
     file_ids = pa.array([s.file_id for s in files] or [""], pa.string())
     partitions = pa.array([s.partition_path for s in files] or [""], pa.string())
+    instants = {(s.partition_path, s.file_id): s.base_instant for s in files}
     return Tags(
         pc.if_else(mask, pa.scalar(None, pa.string()), pc.take(file_ids, codes)),
         pc.if_else(mask, pa.scalar(None, pa.string()), pc.take(partitions, codes)),
+        positions=BasePositions(pa.array(base_rows, mask=new), instants),
     )
 
 

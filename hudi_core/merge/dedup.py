@@ -17,8 +17,8 @@ def last_per_key(table: pa.Table, key_column: str, order_column: str | None = No
 
     Null ordering values rank lowest.
     """
-    if table.num_rows <= 1:
-        return table
+    if table.num_rows <= 1 or not has_duplicates(table.column(key_column)):
+        return table  # hashing the keys once is far cheaper than sorting and taking every column
     with_position = table.append_column(_POSITION, pa.array(range(table.num_rows), pa.int64()))
     sort_keys = [(key_column, "ascending", "at_start")]
     if order_column is not None:

@@ -22,13 +22,21 @@ import pyarrow.compute as pc
 
 from hudi_core.expr import Filter, combined_expression
 from hudi_core.file_group import FileSlice
-from hudi_core.file_group.base_file.parquet import read_parquet
+from hudi_core.file_group.base_file.parquet import OpenParquet, read_parquet
 from hudi_core.file_group.log_file.blocks import decode_data_block, decode_delete_block
 from hudi_core.file_group.log_file.format import BlockType, HeaderKey
 from hudi_core.file_group.log_file.positions import decode_record_positions
 from hudi_core.file_group.log_file.reader import RawBlock
 from hudi_core.file_group.log_file.scanner import BlockVisibility, scan_log_files
-from hudi_core.merge.record_merger import LogChunk, MergeSpec, merge_slice, split_slice
+from hudi_core.merge.record_merger import (
+    LogChunk,
+    MergeSpec,
+    merge_at_positions,
+    merge_positions,
+    merge_slice,
+    merges_by_position,
+    split_slice,
+)
 from hudi_core.schema.meta_fields import IS_DELETED
 from hudi_core.storage import Storage
 
@@ -91,8 +99,7 @@ class FileGroupReader:
             chunk
             for _, chunk in read_log_chunks(self._storage, file_slice.log_file_paths, request.visibility, base_instant)
         ]
-        records = sum(c.num_records for c in chunks)
-        stats = LogScanStats(len(chunks), records)
+        stats = LogScanStats(len(chunks), sum(c.num_records for c in chunks))
         base_path = file_slice.base_file_path
         narrow = _columns_before_filtering(request, chunks) if expression is not None else None
         if base_path is None or narrow is None:
@@ -100,6 +107,9 @@ class FileGroupReader:
             table = merge_slice(base, chunks, request.merge)
             return (table.filter(expression) if expression is not None else table), stats
         assert expression is not None
+        with OpenParquet(self._storage, base_path) as parquet:
+            if merges_by_position(chunks, parquet.num_rows):
+                return _filtered_by_position(parquet, chunks, request, expression), stats
         head = read_parquet(self._storage, base_path, narrow).table
         split = split_slice(head, chunks, request.merge)
         # Filter first (it keeps few rows), then drop the rows the log replaced or deleted.
@@ -117,6 +127,26 @@ class FileGroupReader:
         )
         log_part = split.log_rows.filter(expression).select(request.schema.names)
         return pa.concat_tables([base_part, log_part]), stats
+
+
+def _filtered_by_position(
+    parquet: OpenParquet, chunks: Sequence[LogChunk], request: SliceReadRequest, expression: pc.Expression
+) -> pa.Table:
+    """A filtered read of a slice that merges by position: no base keys are read, only the ordering
+    values at the named positions, the filtered columns (of the row groups their statistics do not
+    exclude) and the rows that pass."""
+    spec = request.merge
+    assert spec is not None
+    touched = merge_positions(chunks)
+    if spec.by_event_time and spec.ordering_field is not None:
+        named = parquet.read(pa.schema([request.schema.field(spec.ordering_field)]), rows=touched).table
+    else:
+        named = pa.table({"__hudi_row": touched})
+    merged = merge_at_positions(named, touched, chunks, spec)
+    filtered = pa.schema([request.schema.field(name) for name in sorted({f.column for f in request.filters})])
+    surviving = np.setdiff1d(parquet.matching_rows(filtered, request.filters), merged.replaced, assume_unique=True)
+    base_part = parquet.read(request.schema, rows=surviving).table if len(surviving) else request.schema.empty_table()
+    return pa.concat_tables([base_part, merged.log_rows.filter(expression).select(request.schema.names)])
 
 
 def _columns_before_filtering(request: SliceReadRequest, chunks: Sequence[LogChunk]) -> pa.Schema | None:

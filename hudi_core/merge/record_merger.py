@@ -11,10 +11,12 @@ Rules (Hudi 1.x `FileGroupRecordBuffer` / record mergers, spec features §1.3-1.
 * A partial-update block (IS_PARTIAL) carries only some columns; the rest come from the record it
   updates.
 * Base rows are never de-duplicated among themselves. When every log block of a slice records
-  positions in its base file (RECORD_POSITIONS), each record merges with the base row at its
-  position. Otherwise the slice merges by key, and a key's record meets only the first base row
-  of that key, later rows with the same key staying as they are (Hudi 1.x's key-based record
-  buffer hands a key's record out once).
+  positions in its base file (RECORD_POSITIONS) and they all fall inside it, each record merges
+  with the base row at its position, whatever that row's key (Hudi 1.x's position-based record
+  buffer trusts positions written against the same base file; so merging needs no base keys).
+  Otherwise the slice merges by key, and a key's record meets only the first base row of that
+  key, later rows with the same key staying as they are (Hudi 1.x's key-based record buffer
+  hands a key's record out once).
 
 All log rows of consecutive full blocks are resolved in one sort: for each key, rows before the
 latest unconditional delete drop out, and the remaining row with the greatest (ordering, sequence)
@@ -35,7 +37,7 @@ import pyarrow.compute as pc
 from hudi_core.config.table import MergeBehaviour, RecordMergeMode
 from hudi_core.file_group.log_file.blocks import DeleteRecords
 from hudi_core.keygen import RecordKeySpec
-from hudi_core.merge.dedup import last_per_key
+from hudi_core.merge.dedup import has_duplicates, last_per_key
 from hudi_core.schema.conform import conform_array, conform_table
 from hudi_core.schema.meta_fields import IS_DELETED
 
@@ -145,11 +147,9 @@ def _ordering(table: pa.Table, spec: MergeSpec) -> pa.ChunkedArray | pa.Array:
 
 
 def _keyed_data(
-    table: pa.Table, spec: MergeSpec, seq_start: int, partial: bool, merge_ids: _MergeIds | None
+    table: pa.Table, spec: MergeSpec, seq_start: int, partial: bool, positions: npt.NDArray[np.int64] | None
 ) -> pa.Table:
-    keys = spec.keys.keys(table)
-    if merge_ids is not None:
-        keys = merge_ids.of(keys)
+    keys = pa.array(positions) if positions is not None else spec.keys.keys(table)
     columns = [n for n in spec.schema.names if n in table.column_names] if partial else spec.schema.names
     rows = conform_table(table, spec.schema, "log block") if not partial else _partial_rows(table, spec, columns)
     deleted = (
@@ -177,9 +177,11 @@ def _partial_rows(table: pa.Table, spec: MergeSpec, columns: list[str]) -> pa.Ta
     return pa.Table.from_arrays(arrays, schema=spec.schema)
 
 
-def _keyed_deletes(deletes: DeleteRecords, spec: MergeSpec, seq_start: int, merge_ids: _MergeIds | None) -> pa.Table:
+def _keyed_deletes(
+    deletes: DeleteRecords, spec: MergeSpec, seq_start: int, positions: npt.NDArray[np.int64] | None
+) -> pa.Table:
     count = len(deletes)
-    keys = merge_ids.of(deletes.keys) if merge_ids is not None else deletes.keys
+    keys = pa.array(positions) if positions is not None else deletes.keys
     order = pa.nulls(count, spec.order_type)
     unordered = pa.repeat(True, count)
     if spec.by_event_time:
@@ -241,6 +243,8 @@ def _resolve(rows: pa.Table, spec: MergeSpec) -> pa.Table:
     """One row per key: the winner of rows given in write order (see module docstring)."""
     if rows.num_rows == 0:
         return rows
+    if not pc.any(rows.column(UNORDERED_DELETE)).as_py() and not has_duplicates(rows.column(KEY)):
+        return rows  # the usual block: one record per key, nothing to resolve
     cut_seq = pc.if_else(rows.column(UNORDERED_DELETE), rows.column(SEQ), pa.scalar(None, pa.int64()))
     cuts = rows.select([KEY]).append_column("cut", cut_seq).group_by(KEY).aggregate([("cut", "max")])
     cut_for_row = pc.take(cuts.column("cut_max"), pc.index_in(rows.column(KEY), value_set=cuts.column(KEY)))
@@ -350,13 +354,10 @@ def merge_log_chunks(chunks: Sequence[LogChunk], spec: MergeSpec) -> MergedLog:
     )
 
 
-def _resolve_chunks(
-    chunks: Sequence[LogChunk], spec: MergeSpec, base_ids: _BaseMergeIds | None = None
-) -> pa.Table | None:
+def _resolve_chunks(chunks: Sequence[LogChunk], spec: MergeSpec, positional: bool = False) -> pa.Table | None:
     """One row per merge id (with internal columns) for all log blocks, or None without any.
 
-    The merge id is the record key, except for records of a positional block when `base_ids`
-    is given: theirs is the merge id of the base row at their position.
+    The merge id is the record key, or with `positional` the base-file position of the record.
     """
     resolved: pa.Table | None = None
     run: list[pa.Table] = []
@@ -370,11 +371,11 @@ def _resolve_chunks(
             run = []
 
     for chunk in chunks:
-        merge_ids = base_ids.at(chunk.positions) if base_ids is not None and chunk.positions is not None else None
+        positions = chunk.positions if positional else None
         if chunk.deletes is not None:
-            keyed = _keyed_deletes(chunk.deletes, spec, seq, merge_ids)
+            keyed = _keyed_deletes(chunk.deletes, spec, seq, positions)
         elif chunk.data is not None:
-            keyed = _keyed_data(chunk.data, spec, seq, chunk.partial, merge_ids)
+            keyed = _keyed_data(chunk.data, spec, seq, chunk.partial, positions)
         else:
             continue
         seq += keyed.num_rows
@@ -412,42 +413,36 @@ def split_slice(base: pa.Table, chunks: Sequence[LogChunk], spec: MergeSpec) -> 
     field) when no block is a partial update, which takes its missing columns from whole base rows;
     the caller then fetches the other base columns for surviving rows only.
     """
-    # Like Hudi's record buffer, a slice merges by position only while every block has positions.
-    positional = bool(chunks) and all(c.positions is not None for c in chunks)
-    base_ids = _BaseMergeIds.of(base, spec) if positional and base.num_rows else None
-    resolved = _resolve_chunks(chunks, spec, base_ids)
+    if merges_by_position(chunks, base.num_rows):
+        touched = merge_positions(chunks)
+        merged = merge_at_positions(base.take(pa.array(touched)), touched, chunks, spec)
+        keep = np.ones(base.num_rows, dtype=bool)
+        keep[merged.replaced] = False
+        return SplitMerge(keep, merged.log_rows)
+    resolved = _resolve_chunks(chunks, spec)
     if resolved is None:
         return SplitMerge(None, spec.schema.empty_table())
     if base.num_rows == 0:
         return SplitMerge(None, _live(resolved))
-    return SplitMerge(*_split_with_base(base, resolved, spec, base_ids))
+    return SplitMerge(*_split_with_base(base, resolved, spec))
 
 
-def _split_with_base(
-    base: pa.Table, log_rows: pa.Table, spec: MergeSpec, base_ids: _BaseMergeIds | None
-) -> tuple[np.ndarray | None, pa.Table]:
+def _split_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> tuple[np.ndarray | None, pa.Table]:
     """(which base rows survive or None for all, the log's winners and inserts without deletes)."""
-    ids = base_ids.ids if base_ids is not None else spec.keys.keys(base)
-    index = pc.index_in(ids, value_set=log_rows.column(KEY))
+    index = pc.index_in(spec.keys.keys(base), value_set=log_rows.column(KEY))
     matched_positions = pc.indices_nonzero(pc.is_valid(index))
     if len(matched_positions) == 0:
         return None, _live(log_rows)
     log_index = pc.take(index, matched_positions)
-    if base_ids is None:
-        # By key, a record meets the first base row of its key only (merge ids are unique already).
-        log_numbers = log_index.to_numpy(zero_copy_only=False)
-        _, first = np.unique(log_numbers, return_index=True)
-        if len(first) < len(log_numbers):
-            first.sort()
-            matched_positions = pc.take(matched_positions, pa.array(first))
-            log_index = pc.take(log_index, pa.array(first))
+    # A record meets the first base row of its key only.
+    log_numbers = log_index.to_numpy(zero_copy_only=False)
+    _, first = np.unique(log_numbers, return_index=True)
+    if len(first) < len(log_numbers):
+        first.sort()
+        matched_positions = pc.take(matched_positions, pa.array(first))
+        log_index = pc.take(log_index, pa.array(first))
     newer = log_rows.take(log_index)
-    if spec.by_event_time:
-        base_order = pc.take(_ordering(base, spec), matched_positions)
-        older = pa.table({ORDER: base_order, UNORDERED_DELETE: pa.repeat(False, len(matched_positions))})
-        wins = _newer_wins(older, newer, spec)
-    else:
-        wins = pa.repeat(True, len(matched_positions))
+    wins = _wins_over_base(pc.take(_ordering(base, spec), matched_positions), newer, spec)
     replaced = pc.filter(matched_positions, wins)
     keep = np.ones(base.num_rows, dtype=bool)
     keep[replaced.to_numpy()] = False
@@ -455,8 +450,17 @@ def _split_with_base(
     untouched_log[log_index.to_numpy()] = False
     winners = _overlay_partial(newer.filter(wins), base.take(replaced), True, spec.ignore_defaults)
     inserts = log_rows.filter(pa.array(untouched_log))
-    log_part = pa.concat_tables([winners, inserts])
-    return keep, _live(log_part)
+    return keep, _live(pa.concat_tables([winners, inserts]))
+
+
+def _wins_over_base(
+    base_order: pa.ChunkedArray | pa.Array, newer: pa.Table, spec: MergeSpec
+) -> pa.ChunkedArray | pa.Array:
+    """Per resolved log row, does it replace the base row it meets (whose ordering values are given)?"""
+    if not spec.by_event_time:
+        return pa.repeat(True, newer.num_rows)
+    older = pa.table({ORDER: base_order, UNORDERED_DELETE: pa.repeat(False, newer.num_rows)})
+    return _newer_wins(older, newer, spec)
 
 
 def _live(rows: pa.Table) -> pa.Table:
@@ -464,46 +468,58 @@ def _live(rows: pa.Table) -> pa.Table:
     return _drop_internals(rows.filter(pc.invert(rows.column(DELETE))))
 
 
-# ---- merge ids of positional blocks -----------------------------------------------------------
+# ---- merging by position ----------------------------------------------------------------------
+
+
+def merges_by_position(chunks: Sequence[LogChunk], base_rows: int) -> bool:
+    """Whether a slice merges by position: every block records positions, all inside the base."""
+    if not chunks or base_rows == 0:
+        return False
+    for chunk in chunks:
+        positions = chunk.positions
+        if positions is None:
+            return False
+        if len(positions) and (int(positions.min()) < 0 or int(positions.max()) >= base_rows):
+            return False
+    return True
+
+
+def merge_positions(chunks: Sequence[LogChunk]) -> npt.NDArray[np.int64]:
+    """The base positions the blocks of a positional slice name, ascending and unique."""
+    named = [c.positions for c in chunks if c.positions is not None]
+    return np.unique(np.concatenate(named)) if named else np.empty(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
-class _MergeIds:
-    """The merge ids of one positional block's records: valid only while the block's record keys
-    are the keys of the base rows at its positions (else the block merges by key)."""
+class PositionalMerge:
+    """A positional slice's merge.
 
-    base_keys: pa.Array
-    ids: pa.Array
+    Attributes:
+        replaced: base positions whose row a log record replaced or deleted, ascending.
+        log_rows: the winning log rows, in `spec.schema`, deletes dropped.
+    """
 
-    def of(self, keys: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
-        given = keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys
-        if len(given) != len(self.base_keys) or not self.base_keys.equals(pc.cast(given, self.base_keys.type)):
-            return keys
-        return self.ids
+    replaced: npt.NDArray[np.int64]
+    log_rows: pa.Table
 
 
-@dataclass(frozen=True)
-class _BaseMergeIds:
-    """Per base row, the id log records merge with it by: the record key for the first row of a
-    key, the key and the row number for later rows with the same key (only positions reach them)."""
+def merge_at_positions(
+    base_rows: pa.Table, positions: npt.NDArray[np.int64], chunks: Sequence[LogChunk], spec: MergeSpec
+) -> PositionalMerge:
+    """Merges the blocks of a positional slice (see :func:`merges_by_position`) with the base rows
+    they name.
 
-    keys: pa.Array
-    ids: pa.Array
-
-    @classmethod
-    def of(cls, base: pa.Table, spec: MergeSpec) -> _BaseMergeIds:
-        keys = spec.keys.keys(base)
-        keys = pc.cast(keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys, pa.string())
-        numbers = pa.array(np.arange(len(keys), dtype=np.int64))
-        firsts = pa.table({"key": keys, "row": numbers}).group_by("key").aggregate([("row", "min")])
-        first = np.zeros(len(keys), dtype=bool)
-        first[firsts.column("row_min").to_numpy()] = True
-        qualified = pc.binary_join_element_wise(keys, pc.cast(numbers, pa.string()), "\x00")
-        return cls(keys, pc.if_else(pa.array(first), keys, qualified))
-
-    def at(self, positions: npt.NDArray[np.int64]) -> _MergeIds | None:
-        """The merge ids of records at `positions`; None when a position is outside the base."""
-        if len(positions) and (positions.min() < 0 or positions.max() >= len(self.keys)):
-            return None
-        taken = pa.array(positions)
-        return _MergeIds(self.keys.take(taken), self.ids.take(taken))
+    Args:
+        base_rows: the base rows at `positions`, in that order; the ordering field is all they need
+            unless a block is partial or defaults are ignored (then every column).
+        positions: :func:`merge_positions` of `chunks`.
+    """
+    resolved = _resolve_chunks(chunks, spec, positional=True)
+    if resolved is None:
+        return PositionalMerge(np.empty(0, dtype=np.int64), spec.schema.empty_table())
+    named = resolved.column(KEY).to_numpy()
+    at = pa.array(np.searchsorted(positions, named))
+    wins = _wins_over_base(pc.take(_ordering(base_rows, spec), at), resolved, spec)
+    winners = _overlay_partial(resolved.filter(wins), base_rows.take(at.filter(wins)), True, spec.ignore_defaults)
+    replaced = np.sort(named[np.asarray(wins.to_numpy(zero_copy_only=False), dtype=bool)])
+    return PositionalMerge(replaced, _live(winners))

@@ -440,7 +440,8 @@ class _SparkWrite:
                         table.column(TAG_PARTITION).combine_chunks(),
                         stored.combine_chunks() if stored is not None else None,
                     )
-                yield from route(table.select(names), tags, index, ordering).to_batches()
+                # The Spark engine's lookup records no base positions: its logs merge by key.
+                yield from route(table.select(names), tags, index, ordering).select(out.names).to_batches()
 
         return self._persist(frame.mapInArrow(routed, out))
 

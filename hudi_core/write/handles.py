@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -31,6 +32,8 @@ from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 from hudi_core.file_group.base_file.parquet import read_parquet
 from hudi_core.file_group.base_file.parquet_writer import write_base_file
 from hudi_core.file_group.log_file.cdc import DELETE, INSERT, UPDATE, ChangeRecords, cdc_block
+from hudi_core.file_group.log_file.format import HeaderKey
+from hudi_core.file_group.log_file.positions import encode_record_positions
 from hudi_core.file_group.log_file.writer import avro_data_block, delete_block, new_log_file_name, parquet_data_block
 from hudi_core.file_group.naming import BaseFileName, log_file_version
 from hudi_core.keygen import RecordKeySpec
@@ -48,7 +51,7 @@ from hudi_core.schema.meta_fields import (
 )
 from hudi_core.storage import Storage
 from hudi_core.timeline.commit_metadata import WriteStat
-from hudi_core.write.prepare import DELETED, KEY
+from hudi_core.write.prepare import BASE_POSITION, DELETED, KEY
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,8 @@ class FileGroupWrite:
         rows: positions of this group's rows in `source`; None: all of them.
         log_files: APPEND: the current slice's log file names (with CDC on, its write stat names the
             slice, where Apache Hudi's CDC reader finds the changed records' before images).
+        positions_against: the base instant the rows' base positions (`BASE_POSITION`) point into,
+            when the index found them; APPEND records them (RECORD_POSITIONS) if it is `base_instant`.
     """
 
     partition_path: str
@@ -109,6 +114,7 @@ class FileGroupWrite:
     token: str | None = None  # an engine's own write token (Spark: partition-stage-attempt)
     rows: pa.Array | None = None
     log_files: tuple[str, ...] = ()
+    positions_against: str | None = None
 
     @property
     def write_token(self) -> str:
@@ -374,6 +380,23 @@ def write_log_file(
     return path, name
 
 
+@dataclass(frozen=True)
+class BlockPositions:
+    """The base positions of a log file's records, per block (None: the block records none)."""
+
+    base_instant: str | None = None
+    updates: npt.NDArray[np.int64] | None = None
+    deletes: npt.NDArray[np.int64] | None = None
+
+    def header(self, positions: npt.NDArray[np.int64] | None) -> dict[HeaderKey, str]:
+        if positions is None or self.base_instant is None:
+            return {}
+        return {
+            HeaderKey.RECORD_POSITIONS: encode_record_positions(positions),
+            HeaderKey.BASE_FILE_INSTANT_TIME_OF_RECORD_POSITIONS: self.base_instant,
+        }
+
+
 def log_blocks(
     instant_time: str,
     writer_schema: dict[str, Any],
@@ -383,19 +406,31 @@ def log_blocks(
     delete_ordering: pa.Array | None,
     parquet_compression: str | None = None,
     compacted_times: Sequence[str] = (),
+    positions: BlockPositions = BlockPositions(),
 ) -> bytes:
     """A log file's content: a data block of `rows` (Parquet when `parquet_compression` is given,
     else Avro) and a delete block of `deleted_keys`, each only when not empty."""
     blocks = []
     if rows.num_rows:
+        extra = positions.header(positions.updates)
         if parquet_compression is not None:
-            blocks.append(parquet_data_block(instant_time, writer_schema, rows, parquet_compression))
+            blocks.append(parquet_data_block(instant_time, writer_schema, rows, parquet_compression, extra))
         else:
-            blocks.append(avro_data_block(instant_time, writer_schema, rows, compacted_times=compacted_times))
+            blocks.append(
+                avro_data_block(instant_time, writer_schema, rows, compacted_times=compacted_times, extra=extra)
+            )
     if deleted_keys:
         partitions = [partition_path] * len(deleted_keys)
         blocks.append(
-            delete_block(instant_time, writer_schema, deleted_keys, partitions, delete_ordering, compacted_times)
+            delete_block(
+                instant_time,
+                writer_schema,
+                deleted_keys,
+                partitions,
+                delete_ordering,
+                compacted_times,
+                extra=positions.header(positions.deletes),
+            )
         )
     return b"".join(blocks)
 
@@ -422,6 +457,10 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
     deleted = records.column(DELETED)
     updates = records.filter(pc.invert(deleted))
     deletes = records.filter(deleted)
+    update_positions, delete_positions = None, None
+    if task.positions_against is not None and task.positions_against == task.base_instant:
+        updates, update_positions = _by_base_position(updates)
+        deletes, delete_positions = _by_base_position(deletes)
     field = context.ordering_field
     ordering = deletes.column(field).combine_chunks() if field and field in deletes.column_names else None
     content = log_blocks(
@@ -432,6 +471,7 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
         task.partition_path,
         ordering,
         context.compression if context.log_block_format is LogBlockFormat.PARQUET else None,
+        positions=BlockPositions(task.base_instant, update_positions, delete_positions),
     )
     path, name = write_log_file(
         storage, context.instant_time, task.partition_path, task.file_id, task.write_token, content
@@ -458,6 +498,23 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
         log_version=log_file_version(name),
         log_offset=0,
     )
+
+
+def _by_base_position(rows: pa.Table) -> tuple[pa.Table, npt.NDArray[np.int64] | None]:
+    """`rows` in the order of their base positions, and those positions; the rows unchanged and
+    None when a row has none or two share one (a block records each position once)."""
+    if not rows.num_rows or BASE_POSITION not in rows.column_names:
+        return rows, None
+    column = rows.column(BASE_POSITION)
+    if column.null_count:
+        return rows, None
+    positions = np.asarray(column.to_numpy(), dtype=np.int64)
+    order = np.argsort(positions, kind="stable")
+    ordered = positions[order]
+    if len(ordered) > 1 and not bool(np.all(np.diff(ordered) > 0)):
+        return rows, None
+    already = bool(np.all(order == np.arange(len(order))))
+    return (rows if already else rows.take(pa.array(order))), ordered
 
 
 def base_file_stat(

@@ -29,7 +29,7 @@ from hudi_core.index.partition_moves import partition_moves
 from hudi_core.index.tagger import IndexSpec, Tags
 from hudi_core.lifecycle.markers import IOType
 from hudi_core.write.handles import FileGroupWrite
-from hudi_core.write.prepare import DELETED, PARTITION
+from hudi_core.write.prepare import BASE_POSITION, DELETED, PARTITION
 
 TARGET_PARTITION = "__hudi_target_partition"
 TARGET_FILE = "__hudi_target_file"
@@ -62,6 +62,8 @@ def route(rows: pa.Table, tags: Tags, index: IndexSpec, ordering_field: str | No
     """
     found = pc.is_valid(tags.file_ids)
     rows = rows.append_column(TAGGED, found)
+    positions = tags.positions.rows if tags.positions is not None else pa.nulls(rows.num_rows, pa.int64())
+    rows = rows.append_column(BASE_POSITION, positions)
     if not index.is_global:
         routed = _with_targets(rows, rows.column(PARTITION), tags.file_ids)
     else:
@@ -85,6 +87,9 @@ def route(rows: pa.Table, tags: Tags, index: IndexSpec, ordering_field: str | No
                 position = removal.schema.get_field_index(ordering_field)
                 removal = removal.set_column(position, ordering_field, pa.nulls(count, removal.field(position).type))
             insert = rows.filter(moved).set_column(rows.schema.get_field_index(TAGGED), TAGGED, pa.repeat(False, count))
+            insert = insert.set_column(
+                insert.schema.get_field_index(BASE_POSITION), BASE_POSITION, pa.nulls(count, pa.int64())
+            )
             routed = pa.concat_tables(
                 [
                     _with_targets(rows.filter(stay), stored_partition.filter(stay), tags.file_ids.filter(stay)),
@@ -236,8 +241,13 @@ def file_group_writes(
     is_mor: bool,
     task_index: int | None = None,
     token: str | None = None,
+    position_bases: Mapping[tuple[str, str], str] | None = None,
 ) -> list[FileGroupWrite]:
-    """One write per target file group, with the way it is written."""
+    """One write per target file group, with the way it is written.
+
+    `position_bases`: the base instant the rows' BASE_POSITION values point into, per file group
+    (`BasePositions.base_instants`); a log block records positions only against that base file.
+    """
     if routed.num_rows == 0:
         return []
     # Groups in (partition, file id) order: codes ranked by their dictionary values.
@@ -281,6 +291,7 @@ def file_group_writes(
                 token,
                 rows=pa.array(rows),
                 log_files=current.log_files if current is not None and io_type is IOType.APPEND else (),
+                positions_against=(position_bases or {}).get((partition, file_id)),
             )
         )
     return writes

@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_core import metrics
 from hudi_core.errors import FileFormatError
-from hudi_core.expr import Filter
+from hudi_core.expr import Filter, combined_expression
 from hudi_core.schema.conform import conform_table
 from hudi_core.storage import Storage
 
@@ -76,54 +77,105 @@ def read_parquet(
     prune_filters: Sequence[Filter] = (),
     rows: np.ndarray | None = None,
 ) -> ParquetRead:
-    """Reads the columns of `schema` from one Parquet file and conforms them to `schema`.
+    """Reads the columns of `schema` from one Parquet file (see :meth:`OpenParquet.read`)."""
+    with OpenParquet(storage, path) as parquet:
+        return parquet.read(schema, prune_filters, rows)
 
-    Args:
-        storage: the table storage.
-        path: the file, relative to the base path.
-        schema: the columns to return, with their table types; columns the file lacks are null.
-        prune_filters: filters whose statistics may exclude whole row groups. Callers pass them
-            only when rows dropped here cannot reappear later (no log merging on top).
-        rows: ascending positions of the only rows to return; row groups without any are not read.
-    """
-    parquet_file = open_parquet(storage, path)
-    try:
-        file_meta = parquet_file.metadata
-        top_level: dict[str, list[int]] = {}
-        flat_columns: dict[str, int] = {}
-        for j in range(file_meta.num_columns):
-            column_path = file_meta.schema.column(j).path
+
+class OpenParquet:
+    """One Parquet base file, its footer parsed once for several reads (a context manager)."""
+
+    def __init__(self, storage: Storage, path: str) -> None:
+        self._storage = storage
+        self._path = path
+        self._file = open_parquet(storage, path)
+        meta = self._file.metadata
+        self._top_level: dict[str, list[int]] = {}
+        self._flat_columns: dict[str, int] = {}
+        for j in range(meta.num_columns):
+            column_path = meta.schema.column(j).path
             top = column_path.split(".", 1)[0]
-            top_level.setdefault(top, []).append(j)
+            self._top_level.setdefault(top, []).append(j)
             if column_path == top:
-                flat_columns[top] = j
-        selected = [
-            i
-            for i in range(file_meta.num_row_groups)
-            if not prune_filters or _row_group_may_match(file_meta.row_group(i), flat_columns, prune_filters)
-        ]
+                self._flat_columns[top] = j
+
+    def __enter__(self) -> OpenParquet:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._file.close(force=True)
+
+    @property
+    def num_rows(self) -> int:
+        return int(self._file.metadata.num_rows)
+
+    def read(
+        self, schema: pa.Schema, prune_filters: Sequence[Filter] = (), rows: np.ndarray | None = None
+    ) -> ParquetRead:
+        """Reads the columns of `schema` and conforms them to `schema`.
+
+        Args:
+            schema: the columns to return, with their table types; columns the file lacks are null.
+            prune_filters: filters whose statistics may exclude whole row groups. Callers pass them
+                only when rows dropped here cannot reappear later (no log merging on top).
+            rows: ascending positions of the only rows to return; row groups without any are not read.
+        """
+        file_meta = self._file.metadata
+        selected = self._groups_that_may_match(prune_filters)
         if rows is not None:
             selected, rows = _row_groups_holding(file_meta, rows)
-        metrics.add(row_groups_skipped=file_meta.num_row_groups - len(selected))
-        present = [name for name in schema.names if name in top_level]
-        if not selected:
-            table = parquet_file.schema_arrow.empty_table().select(present)
-        else:
-            try:
-                table = parquet_file.read_row_groups(selected, columns=present)
-            except (pa.ArrowInvalid, OSError) as e:
-                raise FileFormatError(f"{storage.full_path(path)}: cannot read Parquet data: {e}") from e
-            chunk_bytes = sum(
-                file_meta.row_group(i).column(j).total_compressed_size
-                for i in selected
-                for name in present
-                for j in top_level[name]
-            )
-            metrics.add(base_files_read=1, row_groups_read=len(selected), bytes_read=chunk_bytes)
-            if rows is not None:
-                table = table.take(pa.array(rows))
+        table = self._read_groups(selected, schema)
+        if rows is not None and len(selected):
+            table = table.take(pa.array(rows))
         return ParquetRead(
-            conform_table(table, schema, storage.full_path(path)), len(selected), file_meta.num_row_groups
+            conform_table(table, schema, self._storage.full_path(self._path)), len(selected), file_meta.num_row_groups
         )
-    finally:
-        parquet_file.close(force=True)
+
+    def matching_rows(self, schema: pa.Schema, filters: Sequence[Filter]) -> npt.NDArray[np.int64]:
+        """Ascending positions of the rows that pass `filters` (on columns of `schema`), reading
+        only those columns of the row groups whose statistics do not exclude every row."""
+        file_meta = self._file.metadata
+        sizes = np.array([file_meta.row_group(i).num_rows for i in range(file_meta.num_row_groups)], dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        selected = self._groups_that_may_match(filters)
+        if not selected:
+            return np.empty(0, dtype=np.int64)
+        table = conform_table(self._read_groups(selected, schema), schema, self._storage.full_path(self._path))
+        expression = combined_expression(filters)
+        read_starts = np.repeat(starts[selected], sizes[selected])
+        offsets = np.arange(len(read_starts), dtype=np.int64) - np.repeat(
+            np.concatenate([[0], np.cumsum(sizes[selected])[:-1]]), sizes[selected]
+        )
+        numbered = table.append_column("__hudi_row", pa.array(read_starts + offsets))
+        kept = numbered.filter(expression) if expression is not None else numbered
+        return np.asarray(kept.column("__hudi_row").to_numpy(), dtype=np.int64)
+
+    def _groups_that_may_match(self, filters: Sequence[Filter]) -> list[int]:
+        file_meta = self._file.metadata
+        return [
+            i
+            for i in range(file_meta.num_row_groups)
+            if not filters or _row_group_may_match(file_meta.row_group(i), self._flat_columns, filters)
+        ]
+
+    def _read_groups(self, selected: list[int], schema: pa.Schema) -> pa.Table:
+        file_meta = self._file.metadata
+        metrics.add(row_groups_skipped=file_meta.num_row_groups - len(selected))
+        present = [name for name in schema.names if name in self._top_level]
+        if not selected:
+            return self._file.schema_arrow.empty_table().select(present)
+        try:
+            table = self._file.read_row_groups(selected, columns=present)
+        except (pa.ArrowInvalid, OSError) as e:
+            raise FileFormatError(f"{self._storage.full_path(self._path)}: cannot read Parquet data: {e}") from e
+        chunk_bytes = sum(
+            file_meta.row_group(i).column(j).total_compressed_size
+            for i in selected
+            for name in present
+            for j in self._top_level[name]
+        )
+        metrics.add(base_files_read=1, row_groups_read=len(selected), bytes_read=chunk_bytes)
+        return table

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import struct
 
 import numpy as np
@@ -39,6 +40,47 @@ def decode_record_positions(header: str) -> Positions:
         return _decode_roaring64(memoryview(data))
     except (binascii.Error, struct.error, ValueError, IndexError) as exc:
         raise FileFormatError(f"unreadable RECORD_POSITIONS header: {exc}") from exc
+
+
+def encode_record_positions(positions: Positions) -> str:
+    """The `RECORD_POSITIONS` header of ascending, unique, non-negative `positions` (array and
+    bitmap containers, no run containers: every Roaring reader accepts them)."""
+    values = np.asarray(positions, dtype=np.int64)
+    if len(values) and (values[0] < 0 or bool(np.any(np.diff(values) <= 0))):
+        raise ValueError("record positions must be ascending, unique and non-negative")
+    highs = (values >> np.int64(32)).astype(np.uint32)
+    parts = []
+    bucket_highs, bucket_starts = np.unique(highs, return_index=True)
+    bounds = [*bucket_starts.tolist(), len(values)]
+    for high, start, end in zip(bucket_highs.tolist(), bounds[:-1], bounds[1:], strict=True):
+        parts.append(struct.pack("<I", high) + _encode_roaring32((values[start:end] & 0xFFFFFFFF).astype(np.uint32)))
+    return base64.b64encode(struct.pack("<Q", len(parts)) + b"".join(parts)).decode("ascii")
+
+
+def _encode_roaring32(values: npt.NDArray[np.uint32]) -> bytes:
+    keys, starts = np.unique(values >> np.uint32(16), return_index=True)
+    bounds = [*starts.tolist(), len(values)]
+    containers = []
+    for start, end in itertools.pairwise(bounds):
+        low = (values[start:end] & 0xFFFF).astype(np.uint16)
+        if len(low) <= _ARRAY_MAX:
+            containers.append(low.astype("<u2").tobytes())
+        else:
+            bits = np.zeros(1 << 16, dtype=np.uint8)
+            bits[low] = 1
+            containers.append(np.packbits(bits, bitorder="little").tobytes())
+    count = len(containers)
+    headers = np.empty((count, 2), dtype="<u2")
+    headers[:, 0] = keys
+    headers[:, 1] = np.diff(np.asarray(bounds)) - 1
+    first = 8 + 8 * count  # cookie, count, key/cardinality pairs, offsets
+    offsets = np.concatenate([[0], np.cumsum([len(c) for c in containers])[:-1]]).astype("<u4") + first
+    return (
+        struct.pack("<II", _COOKIE_NO_RUNS, count)
+        + headers.tobytes()
+        + offsets.astype("<u4").tobytes()
+        + b"".join(containers)
+    )
 
 
 def _decode_roaring64(data: memoryview) -> Positions:

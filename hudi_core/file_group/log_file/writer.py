@@ -13,7 +13,7 @@ import itertools
 import json
 import posixpath
 import struct
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import fastavro
@@ -32,11 +32,15 @@ _DELETE_SCHEMA = fastavro.parse_schema(DELETE_RECORD_LIST_SCHEMA)
 
 
 def _header(
-    instant_time: str, writer_schema: dict[str, Any], compacted_times: Sequence[str] = ()
+    instant_time: str,
+    writer_schema: dict[str, Any],
+    compacted_times: Sequence[str] = (),
+    extra: Mapping[HeaderKey, str] | None = None,
 ) -> dict[HeaderKey, str]:
     header = {HeaderKey.INSTANT_TIME: instant_time, HeaderKey.SCHEMA: json.dumps(writer_schema, separators=(",", ":"))}
     if compacted_times:  # a log-compacted block names the instants whose blocks it replaces
         header[HeaderKey.COMPACTED_BLOCK_TIMES] = ",".join(compacted_times)
+    header.update(extra or {})
     return header
 
 
@@ -46,8 +50,10 @@ def avro_data_block(
     records: pa.Table,
     block_type: BlockType = BlockType.AVRO_DATA,
     compacted_times: Sequence[str] = (),
+    extra: Mapping[HeaderKey, str] | None = None,
 ) -> bytes:
-    """An AVRO_DATA block (or a CDC_DATA block, same content) of `records` in `writer_schema`."""
+    """An AVRO_DATA block (or a CDC_DATA block, same content) of `records` in `writer_schema`;
+    `extra`: more header entries (record positions)."""
     data, offsets = encode_datums(writer_schema, records)
     view = memoryview(data)
     parts: list[bytes | memoryview] = [struct.pack(">ii", AVRO_BLOCK_VERSION, records.num_rows)]
@@ -56,14 +62,21 @@ def avro_data_block(
     for start, end in itertools.pairwise(bounds):
         parts.append(pack(end - start))
         parts.append(view[start:end])
-    return encode_block(block_type, _header(instant_time, writer_schema, compacted_times), b"".join(parts))
+    return encode_block(block_type, _header(instant_time, writer_schema, compacted_times, extra), b"".join(parts))
 
 
-def parquet_data_block(instant_time: str, writer_schema: dict[str, Any], records: pa.Table, compression: str) -> bytes:
+def parquet_data_block(
+    instant_time: str,
+    writer_schema: dict[str, Any],
+    records: pa.Table,
+    compression: str,
+    extra: Mapping[HeaderKey, str] | None = None,
+) -> bytes:
     """A PARQUET_DATA block: a whole Parquet file of `records`."""
     sink = pa.BufferOutputStream()
     pq.write_table(records, sink, compression=compression, store_schema=False)
-    return encode_block(BlockType.PARQUET_DATA, _header(instant_time, writer_schema), sink.getvalue().to_pybytes())
+    header = _header(instant_time, writer_schema, extra=extra)
+    return encode_block(BlockType.PARQUET_DATA, header, sink.getvalue().to_pybytes())
 
 
 def delete_block(
@@ -73,6 +86,7 @@ def delete_block(
     partitions: Sequence[str],
     ordering: pa.Array | None,
     compacted_times: Sequence[str] = (),
+    extra: Mapping[HeaderKey, str] | None = None,
 ) -> bytes:
     """A DELETE block (`HoodieDeleteRecordList`) for `keys`."""
     natural = (f"{NAMESPACE}.IntWrapper", {"value": 0})
@@ -88,7 +102,7 @@ def delete_block(
     fastavro.schemaless_writer(buffer, _DELETE_SCHEMA, {"deleteRecordList": records})
     datum = buffer.getvalue()
     content = struct.pack(">ii", DELETE_BLOCK_VERSION, len(datum)) + datum
-    return encode_block(BlockType.DELETE, _header(instant_time, writer_schema, compacted_times), content)
+    return encode_block(BlockType.DELETE, _header(instant_time, writer_schema, compacted_times, extra), content)
 
 
 def new_log_file_name(

@@ -202,10 +202,15 @@ def test_a_block_without_positions_makes_the_whole_slice_merge_by_key() -> None:
     assert rows == [("a", "two"), ("a", "y")]
 
 
-def test_positions_that_name_another_key_or_no_row_fall_back_to_keys() -> None:
+def test_positions_are_trusted_and_only_positions_outside_the_base_fall_back_to_keys() -> None:
+    # Apache Hudi's position-based record buffer merges a record with the row at its position
+    # without comparing keys; a block naming a row the base does not have merges by key.
     spec = _spec(RecordMergeMode.COMMIT_TIME_ORDERING)
     base = _rows(spec, [{"id": "a", "ts": 1, "v": "one"}, {"id": "b", "ts": 1, "v": "b"}])
-    for positions in ([1], [7], [-1]):
+    trusted = LogChunk(data=_rows(spec, [{"id": "a", "ts": 3, "v": "upd"}]), positions=np.array([1]))
+    rows = sorted((r["id"], r["v"]) for r in merge_slice(base, [trusted], spec).to_pylist())
+    assert rows == [("a", "one"), ("a", "upd")]
+    for positions in ([7], [-1]):
         log = LogChunk(data=_rows(spec, [{"id": "a", "ts": 3, "v": "upd"}]), positions=np.array(positions))
         rows = sorted((r["id"], r["v"]) for r in merge_slice(base, [log], spec).to_pylist())
         assert rows == [("a", "upd"), ("b", "b")], positions
