@@ -87,7 +87,7 @@ class FileGroupReader:
         if file_slice.base_file_path is None:
             return request.schema.empty_table(), stats
         table = read_parquet(self._storage, file_slice.base_file_path, request.schema, request.filters).table
-        return (table.filter(expression) if expression is not None else table), stats
+        return _matching(table, request.filters, expression), stats
 
     def _merge(
         self, file_slice: FileSlice, request: SliceReadRequest, expression: pc.Expression | None
@@ -105,7 +105,7 @@ class FileGroupReader:
         if base_path is None or narrow is None:
             base = read_parquet(self._storage, base_path, request.schema).table if base_path is not None else None
             table = merge_slice(base, chunks, request.merge)
-            return (table.filter(expression) if expression is not None else table), stats
+            return _matching(table, request.filters, expression), stats
         assert expression is not None
         with OpenParquet(self._storage, base_path) as parquet:
             if merges_by_position(chunks, parquet.num_rows):
@@ -125,7 +125,7 @@ class FileGroupReader:
             [(kept if f.name in narrow.names else others).column(f.name) for f in request.schema],
             schema=request.schema,
         )
-        log_part = split.log_rows.filter(expression).select(request.schema.names)
+        log_part = _matching(split.log_rows, request.filters, expression).select(request.schema.names)
         return pa.concat_tables([base_part, log_part]), stats
 
 
@@ -139,14 +139,60 @@ def _filtered_by_position(
     assert spec is not None
     touched = merge_positions(chunks)
     if spec.by_event_time and spec.ordering_field is not None:
-        named = parquet.read(pa.schema([request.schema.field(spec.ordering_field)]), rows=touched).table
+        named = _base_ordering_at(parquet, touched, chunks, request.schema.field(spec.ordering_field))
     else:
         named = pa.table({"__hudi_row": touched})
     merged = merge_at_positions(named, touched, chunks, spec)
     filtered = pa.schema([request.schema.field(name) for name in sorted({f.column for f in request.filters})])
     surviving = np.setdiff1d(parquet.matching_rows(filtered, request.filters), merged.replaced, assume_unique=True)
     base_part = parquet.read(request.schema, rows=surviving).table if len(surviving) else request.schema.empty_table()
-    return pa.concat_tables([base_part, merged.log_rows.filter(expression).select(request.schema.names)])
+    log_part = _matching(merged.log_rows, request.filters, expression).select(request.schema.names)
+    return pa.concat_tables([base_part, log_part])
+
+
+def _matching(table: pa.Table, filters: Sequence[Filter], expression: pc.Expression | None) -> pa.Table:
+    """The rows of `table` that pass the filters; `table` itself, not a copy, when all do (an
+    incremental read's rows usually all belong to its window)."""
+    if expression is None or table.num_rows == 0:
+        return table
+    filtered = sorted({f.column for f in filters})
+    numbered = table.select(filtered).append_column("__hudi_row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
+    rows = numbered.filter(expression).column("__hudi_row")
+    return table if len(rows) == table.num_rows else table.take(rows)
+
+
+def _base_ordering_at(
+    parquet: OpenParquet, touched: npt.NDArray[np.int64], chunks: Sequence[LogChunk], field: pa.Field
+) -> pa.Table:
+    """The base file's ordering values at `touched`, as far as merging needs them.
+
+    A position whose log records all carry an ordering value at least the largest of its row group
+    (the usual update: a newer event) beats the base row whatever its value: the row group's
+    maximum stands in for it, and only the other positions' values are read.
+    """
+    schema = pa.schema([field])
+    maxima = parquet.row_group_maxima(field.name) if pa.types.is_signed_integer(field.type) else None
+    if maxima is None or not len(touched):
+        return parquet.read(schema, rows=touched).table
+    floor = np.iinfo(np.int64).min
+    group_max = np.array([floor if m is None else m for m in maxima], dtype=np.int64)[parquet.row_groups_of(touched)]
+    lowest_log = np.full(len(touched), np.iinfo(np.int64).max, dtype=np.int64)
+    for chunk in chunks:
+        assert chunk.positions is not None
+        at = np.searchsorted(touched, chunk.positions)
+        if chunk.data is None or field.name not in chunk.data.column_names:
+            lowest_log[at] = floor  # deletes (and records without the field) compare with the stored value
+            continue
+        values = pc.fill_null(pc.cast(chunk.data.column(field.name), pa.int64()), np.iinfo(np.int64).max)
+        np.minimum.at(lowest_log, at, np.asarray(values.to_numpy(), dtype=np.int64))
+    needed = lowest_log < group_max
+    values = group_max.copy()
+    if needed.any():
+        read = parquet.read(schema, rows=touched[needed]).table.column(field.name)
+        exact = pc.fill_null(pc.cast(read, pa.int64()), floor).to_numpy()
+        values[needed] = exact
+    stand_in = pa.array(values, pa.int64(), mask=values == floor).cast(field.type)
+    return pa.table({field.name: stand_in})
 
 
 def _columns_before_filtering(request: SliceReadRequest, chunks: Sequence[LogChunk]) -> pa.Schema | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -152,6 +153,31 @@ class OpenParquet:
         numbered = table.append_column("__hudi_row", pa.array(read_starts + offsets))
         kept = numbered.filter(expression) if expression is not None else numbered
         return np.asarray(kept.column("__hudi_row").to_numpy(), dtype=np.int64)
+
+    def row_group_maxima(self, column: str) -> list[Any] | None:
+        """Each row group's largest value of a flat column by its statistics (None for a group of
+        nulls only); None when a row group has no statistics for it."""
+        index = self._flat_columns.get(column)
+        if index is None:
+            return None
+        file_meta = self._file.metadata
+        maxima: list[Any] = []
+        for i in range(file_meta.num_row_groups):
+            group = file_meta.row_group(i)
+            stats = group.column(index).statistics
+            if stats is not None and stats.has_min_max:
+                maxima.append(stats.max)
+            elif stats is not None and stats.has_null_count and stats.null_count == group.num_rows:
+                maxima.append(None)
+            else:
+                return None
+        return maxima
+
+    def row_groups_of(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The row group holding each of the (ascending) file positions `rows`."""
+        file_meta = self._file.metadata
+        sizes = np.array([file_meta.row_group(i).num_rows for i in range(file_meta.num_row_groups)], dtype=np.int64)
+        return np.searchsorted(np.cumsum(sizes), rows, side="right").astype(np.int64)
 
     def _groups_that_may_match(self, filters: Sequence[Filter]) -> list[int]:
         file_meta = self._file.metadata

@@ -87,3 +87,23 @@ def test_a_filtered_read_of_a_positional_slice_merges_like_a_full_one(tmp_path: 
     assert third == []  # both late records lost their merge
     filtered = {r["id"] for r in table.read(filters=[("v", "=", "new")]).to_pylist()}
     assert filtered == {"k001", "k002", "k003", "k004"}
+
+
+def test_row_group_maxima_stand_in_only_for_records_newer_than_their_row_group(tmp_path: Path) -> None:
+    # Small row groups: each holds a few rows, with their own ts range.
+    options = {**OPTIONS, "hoodie.parquet.block.size": "2048"}
+    base = rows(list(range(200)), 0, "v1")
+    base = base.set_column(1, "ts", pa.array([i * 10 for i in range(200)], pa.int64()))
+    write_hudi(str(tmp_path), base, {**options, "hoodie.datasource.write.operation": "bulk_insert"})
+    stored = next((tmp_path / "b").glob("*.parquet"))
+    assert pq.ParquetFile(stored).metadata.num_row_groups > 2
+    # k010 (ts 100) and k190 (ts 1900) get ts 1000: newer than k010's whole row group, older than
+    # k190's stored value; k100 gets an equal ts (ties go to the log).
+    update = rows([10, 190, 100], 0, "upd").set_column(1, "ts", pa.array([1000, 1000, 1000], pa.int64()))
+    write_hudi(str(tmp_path), update, options)
+    table = HudiTable(str(tmp_path))
+    first, second = (table.timeline.completion_order_key(i) for i in table.timeline.completed())
+    changed = {r["id"]: r["v"] for r in table.read_incremental(first, second).to_pylist()}
+    assert changed == {"k010": "upd", "k100": "upd"}
+    snapshot = {r["id"]: r["v"] for r in table.read().to_pylist()}
+    assert snapshot["k190"] == "v1" and snapshot["k010"] == "upd" and len(snapshot) == 200
