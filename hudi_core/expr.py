@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -157,6 +159,17 @@ def _coerce(value: Any, column_type: pa.DataType, column: str) -> pa.Scalar:
         return scalar.cast(column_type)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as e:
         raise FilterError(f"filter value {value!r} does not fit column {column!r} ({column_type}): {e}") from e
+
+
+def passing_rows(table: pa.Table, filters: Sequence[Filter]) -> npt.NDArray[np.int64]:
+    """Ascending positions of the rows of `table` that pass every filter (only the filtered columns
+    are touched; no row of the other columns is copied)."""
+    expression = combined_expression(filters)
+    if expression is None:
+        return np.arange(table.num_rows, dtype=np.int64)
+    filtered = sorted({f.column for f in filters})
+    numbered = table.select(filtered).append_column("__hudi_row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
+    return np.asarray(numbered.filter(expression).column("__hudi_row").to_numpy(), dtype=np.int64)
 
 
 def combined_expression(filters: Sequence[Filter]) -> pc.Expression | None:

@@ -27,7 +27,6 @@ from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 from hudi_core.file_group.base_file.parquet import open_parquet, read_parquet
 from hudi_core.index.bucket import bucket_layout, bucket_targets
 from hudi_core.keygen import RecordKeySpec
-from hudi_core.merge.dedup import has_duplicates
 from hudi_core.metadata.keys import bloom_filter_key
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import KeyFilter
@@ -77,25 +76,14 @@ class IndexSpec:
 class Tags:
     """Per incoming record: its file group (null when new) and the partition holding it; for
     records whose key changes partition, the stored record's ordering value when it was looked up
-    (`hudi_core.index.partition_moves`; null: not looked up, or not stored)."""
+    (`hudi_core.index.partition_moves`; null: not looked up, or not stored); and when the lookup
+    read the base files' keys, the record's row in the base file of the latest slice it was found
+    in (Hudi's record positions; null when new)."""
 
     file_ids: pa.Array
     partitions: pa.Array
     stored_ordering: pa.Array | None = None
-    positions: BasePositions | None = None
-
-
-@dataclass(frozen=True)
-class BasePositions:
-    """Where tagged records sit in the base files they were found in (Hudi's record positions).
-
-    Attributes:
-        rows: per incoming record, its row in the base file of its file group; null when new.
-        base_instants: (partition, file id) -> the instant of the base file `rows` point into.
-    """
-
-    rows: pa.Array
-    base_instants: Mapping[tuple[str, str], str]
+    base_positions: pa.Array | None = None
 
 
 def stored_keys(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec) -> pa.Array:
@@ -182,17 +170,17 @@ def tag(
         if rows is None or len(rows) == 0:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
         wanted = incoming_keys.take(pa.array(rows))
-        stored = stored_keys(storage, file_slice, keys)
-        if has_duplicates(wanted):
-            found = pc.index_in(wanted, value_set=stored)
-            hit = pc.is_valid(found).to_numpy(zero_copy_only=False)
-            return rows[hit], np.asarray(found.drop_null().to_numpy(), dtype=np.int64)
-        # Probing the file's keys into a table of the (few) incoming ones is much cheaper than
-        # hashing every stored key.
-        probed = pc.index_in(stored, value_set=wanted)
+        # Probing the file's keys into a table of the (few) distinct incoming ones is much cheaper
+        # than hashing every stored key.
+        distinct = pc.unique(wanted)
+        probed = pc.index_in(stored_keys(storage, file_slice, keys), value_set=distinct)
         stored_rows = np.flatnonzero(pc.is_valid(probed).to_numpy(zero_copy_only=False))
-        wanted_rows, first = np.unique(np.asarray(probed.drop_null().to_numpy(), dtype=np.int64), return_index=True)
-        return rows[wanted_rows], stored_rows[first].astype(np.int64)
+        found, first = np.unique(np.asarray(probed.drop_null().to_numpy(), dtype=np.int64), return_index=True)
+        row_of = np.full(len(distinct), -1, dtype=np.int64)
+        row_of[found] = stored_rows[first]  # a key's first copy in the file
+        at = row_of[pc.index_in(wanted, value_set=distinct).to_numpy()]
+        hit = at >= 0
+        return rows[hit], at[hit]
 
     owner = np.full(count, -1, dtype=np.int64)
     base_rows = np.zeros(count, dtype=np.int64)
@@ -205,11 +193,10 @@ def tag(
     codes = pa.array(np.where(new, 0, owner), pa.int32())
     file_ids = pa.array([s.file_id for s in files] or [""], pa.string())
     partitions = pa.array([s.partition_path for s in files] or [""], pa.string())
-    instants = {(s.partition_path, s.file_id): s.base_instant for s in files}
     return Tags(
         pc.if_else(mask, pa.scalar(None, pa.string()), pc.take(file_ids, codes)),
         pc.if_else(mask, pa.scalar(None, pa.string()), pc.take(partitions, codes)),
-        positions=BasePositions(pa.array(base_rows, mask=new), instants),
+        base_positions=pa.array(base_rows, mask=new),
     )
 
 

@@ -20,7 +20,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.expr import Filter, combined_expression
+from hudi_core.expr import Filter, passing_rows
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.parquet import OpenParquet, read_parquet
 from hudi_core.file_group.log_file.blocks import decode_data_block, decode_delete_block
@@ -80,18 +80,15 @@ class FileGroupReader:
 
     def read_with_stats(self, file_slice: FileSlice, request: SliceReadRequest) -> tuple[pa.Table, LogScanStats]:
         """Like :meth:`read`, also reporting the log blocks and records merged."""
-        expression = combined_expression(request.filters)
         stats = LogScanStats()
         if file_slice.has_logs and not request.read_optimized:
-            return self._merge(file_slice, request, expression)
+            return self._merge(file_slice, request)
         if file_slice.base_file_path is None:
             return request.schema.empty_table(), stats
         table = read_parquet(self._storage, file_slice.base_file_path, request.schema, request.filters).table
-        return _matching(table, request.filters, expression), stats
+        return _matching(table, request.filters), stats
 
-    def _merge(
-        self, file_slice: FileSlice, request: SliceReadRequest, expression: pc.Expression | None
-    ) -> tuple[pa.Table, LogScanStats]:
+    def _merge(self, file_slice: FileSlice, request: SliceReadRequest) -> tuple[pa.Table, LogScanStats]:
         if request.merge is None or request.visibility is None:
             raise ValueError("a Merge-on-Read slice read needs a merge spec and block visibility")
         base_instant = file_slice.base_instant if file_slice.base_file_path is not None else None
@@ -101,37 +98,32 @@ class FileGroupReader:
         ]
         stats = LogScanStats(len(chunks), sum(c.num_records for c in chunks))
         base_path = file_slice.base_file_path
-        narrow = _columns_before_filtering(request, chunks) if expression is not None else None
+        narrow = _columns_before_filtering(request, chunks) if request.filters else None
         if base_path is None or narrow is None:
             base = read_parquet(self._storage, base_path, request.schema).table if base_path is not None else None
             table = merge_slice(base, chunks, request.merge)
-            return _matching(table, request.filters, expression), stats
-        assert expression is not None
+            return _matching(table, request.filters), stats
         with OpenParquet(self._storage, base_path) as parquet:
             if merges_by_position(chunks, parquet.num_rows):
-                return _filtered_by_position(parquet, chunks, request, expression), stats
-        head = read_parquet(self._storage, base_path, narrow).table
-        split = split_slice(head, chunks, request.merge)
-        # Filter first (it keeps few rows), then drop the rows the log replaced or deleted.
-        numbered = head.append_column("__hudi_row", pa.array(np.arange(head.num_rows, dtype=np.int64)))
-        positions = numbered.filter(expression).column("__hudi_row").to_numpy()
-        if split.base_kept is not None:
-            positions = positions[split.base_kept[positions]]
+                return _filtered_by_position(parquet, chunks, request), stats
+            head = parquet.read(narrow).table
+            split = split_slice(head, chunks, request.merge)
+            # Filter first (it keeps few rows), then drop the rows the log replaced or deleted.
+            positions = passing_rows(head, request.filters)
+            if split.base_kept is not None:
+                positions = positions[split.base_kept[positions]]
+            rest = pa.schema([f for f in request.schema if f.name not in narrow.names])
+            others = parquet.read(rest, rows=positions).table if len(positions) else rest.empty_table()
         kept = head.take(pa.array(positions))
-        rest = pa.schema([f for f in request.schema if f.name not in narrow.names])
-        fetched = read_parquet(self._storage, base_path, rest, rows=positions).table if len(positions) else None
-        others = fetched if fetched is not None else rest.empty_table()
         base_part = pa.Table.from_arrays(
             [(kept if f.name in narrow.names else others).column(f.name) for f in request.schema],
             schema=request.schema,
         )
-        log_part = _matching(split.log_rows, request.filters, expression).select(request.schema.names)
+        log_part = _matching(split.log_rows, request.filters).select(request.schema.names)
         return pa.concat_tables([base_part, log_part]), stats
 
 
-def _filtered_by_position(
-    parquet: OpenParquet, chunks: Sequence[LogChunk], request: SliceReadRequest, expression: pc.Expression
-) -> pa.Table:
+def _filtered_by_position(parquet: OpenParquet, chunks: Sequence[LogChunk], request: SliceReadRequest) -> pa.Table:
     """A filtered read of a slice that merges by position: no base keys are read, only the ordering
     values at the named positions, the filtered columns (of the row groups their statistics do not
     exclude) and the rows that pass."""
@@ -146,19 +138,17 @@ def _filtered_by_position(
     filtered = pa.schema([request.schema.field(name) for name in sorted({f.column for f in request.filters})])
     surviving = np.setdiff1d(parquet.matching_rows(filtered, request.filters), merged.replaced, assume_unique=True)
     base_part = parquet.read(request.schema, rows=surviving).table if len(surviving) else request.schema.empty_table()
-    log_part = _matching(merged.log_rows, request.filters, expression).select(request.schema.names)
+    log_part = _matching(merged.log_rows, request.filters).select(request.schema.names)
     return pa.concat_tables([base_part, log_part])
 
 
-def _matching(table: pa.Table, filters: Sequence[Filter], expression: pc.Expression | None) -> pa.Table:
+def _matching(table: pa.Table, filters: Sequence[Filter]) -> pa.Table:
     """The rows of `table` that pass the filters; `table` itself, not a copy, when all do (an
     incremental read's rows usually all belong to its window)."""
-    if expression is None or table.num_rows == 0:
+    if not filters or table.num_rows == 0:
         return table
-    filtered = sorted({f.column for f in filters})
-    numbered = table.select(filtered).append_column("__hudi_row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
-    rows = numbered.filter(expression).column("__hudi_row")
-    return table if len(rows) == table.num_rows else table.take(rows)
+    rows = passing_rows(table, filters)
+    return table if len(rows) == table.num_rows else table.take(pa.array(rows))
 
 
 def _base_ordering_at(

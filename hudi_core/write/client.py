@@ -644,9 +644,7 @@ class WriteClient:
         routed = route(rows, tags, index, ordering)
         reject_clustered_updates(decided.pending, updated_groups(routed))
         routed = assign_inserts(routed, decided.packable, decided.sizing, config.is_mor)
-        bases = tags.positions.base_instants if tags.positions is not None else None
-        writes = file_group_writes(routed, slices, config.is_mor, position_bases=bases)
-        return self._arrow_plan(writes, None, batch)
+        return self._arrow_plan(file_group_writes(routed, slices, config.is_mor), None, batch)
 
     def _arrow_plan(
         self, writes: list[FileGroupWrite], replaced: dict[str, list[str]] | None, batch: PreparedBatch | None

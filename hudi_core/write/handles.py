@@ -100,8 +100,6 @@ class FileGroupWrite:
         rows: positions of this group's rows in `source`; None: all of them.
         log_files: APPEND: the current slice's log file names (with CDC on, its write stat names the
             slice, where Apache Hudi's CDC reader finds the changed records' before images).
-        positions_against: the base instant the rows' base positions (`BASE_POSITION`) point into,
-            when the index found them; APPEND records them (RECORD_POSITIONS) if it is `base_instant`.
     """
 
     partition_path: str
@@ -114,7 +112,6 @@ class FileGroupWrite:
     token: str | None = None  # an engine's own write token (Spark: partition-stage-attempt)
     rows: pa.Array | None = None
     log_files: tuple[str, ...] = ()
-    positions_against: str | None = None
 
     @property
     def write_token(self) -> str:
@@ -457,10 +454,9 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
     deleted = records.column(DELETED)
     updates = records.filter(pc.invert(deleted))
     deletes = records.filter(deleted)
-    update_positions, delete_positions = None, None
-    if task.positions_against is not None and task.positions_against == task.base_instant:
-        updates, update_positions = _by_base_position(updates)
-        deletes, delete_positions = _by_base_position(deletes)
+    # The index found these rows in this slice's base file (`Tags.base_positions`).
+    updates, update_positions = _by_base_position(updates)
+    deletes, delete_positions = _by_base_position(deletes)
     field = context.ordering_field
     ordering = deletes.column(field).combine_chunks() if field and field in deletes.column_names else None
     content = log_blocks(

@@ -62,7 +62,7 @@ def route(rows: pa.Table, tags: Tags, index: IndexSpec, ordering_field: str | No
     """
     found = pc.is_valid(tags.file_ids)
     rows = rows.append_column(TAGGED, found)
-    positions = tags.positions.rows if tags.positions is not None else pa.nulls(rows.num_rows, pa.int64())
+    positions = tags.base_positions if tags.base_positions is not None else pa.nulls(rows.num_rows, pa.int64())
     rows = rows.append_column(BASE_POSITION, positions)
     if not index.is_global:
         routed = _with_targets(rows, rows.column(PARTITION), tags.file_ids)
@@ -241,13 +241,8 @@ def file_group_writes(
     is_mor: bool,
     task_index: int | None = None,
     token: str | None = None,
-    position_bases: Mapping[tuple[str, str], str] | None = None,
 ) -> list[FileGroupWrite]:
-    """One write per target file group, with the way it is written.
-
-    `position_bases`: the base instant the rows' BASE_POSITION values point into, per file group
-    (`BasePositions.base_instants`); a log block records positions only against that base file.
-    """
+    """One write per target file group, with the way it is written."""
     if routed.num_rows == 0:
         return []
     # Groups in (partition, file id) order: codes ranked by their dictionary values.
@@ -291,7 +286,6 @@ def file_group_writes(
                 token,
                 rows=pa.array(rows),
                 log_files=current.log_files if current is not None and io_type is IOType.APPEND else (),
-                positions_against=(position_bases or {}).get((partition, file_id)),
             )
         )
     return writes

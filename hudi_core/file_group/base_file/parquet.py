@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from hudi_core import metrics
 from hudi_core.errors import FileFormatError
-from hudi_core.expr import Filter, combined_expression
+from hudi_core.expr import Filter, passing_rows
 from hudi_core.schema.conform import conform_table
 from hudi_core.storage import Storage
 
@@ -59,18 +59,6 @@ def _row_group_may_match(metadata: pq.RowGroupMetaData, columns: dict[str, int],
     return True
 
 
-def _row_groups_holding(file_meta: pq.FileMetaData, rows: np.ndarray) -> tuple[list[int], np.ndarray]:
-    """The row groups holding the file positions `rows`, and the positions within those groups read
-    one after another."""
-    sizes = np.array([file_meta.row_group(i).num_rows for i in range(file_meta.num_row_groups)], dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    group_of_row = np.searchsorted(starts, rows, side="right") - 1
-    selected = np.unique(group_of_row)
-    read_starts = np.zeros(file_meta.num_row_groups, dtype=np.int64)
-    read_starts[selected] = np.concatenate([[0], np.cumsum(sizes[selected])[:-1]])
-    return selected.tolist(), rows - starts[group_of_row] + read_starts[group_of_row]
-
-
 def read_parquet(
     storage: Storage,
     path: str,
@@ -91,6 +79,9 @@ class OpenParquet:
         self._path = path
         self._file = open_parquet(storage, path)
         meta = self._file.metadata
+        sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+        # Row group i holds the file positions [_starts[i], _starts[i + 1]).
+        self._starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64)
         self._top_level: dict[str, list[int]] = {}
         self._flat_columns: dict[str, int] = {}
         for j in range(meta.num_columns):
@@ -127,10 +118,11 @@ class OpenParquet:
         file_meta = self._file.metadata
         selected = self._groups_that_may_match(prune_filters)
         if rows is not None:
-            selected, rows = _row_groups_holding(file_meta, rows)
+            groups = self.row_groups_of(rows)
+            selected = np.unique(groups).tolist()
         table = self._read_groups(selected, schema)
         if rows is not None and len(selected):
-            table = table.take(pa.array(rows))
+            table = table.take(pa.array(self._positions_read(selected).searchsorted(rows)))
         return ParquetRead(
             conform_table(table, schema, self._storage.full_path(self._path)), len(selected), file_meta.num_row_groups
         )
@@ -138,21 +130,11 @@ class OpenParquet:
     def matching_rows(self, schema: pa.Schema, filters: Sequence[Filter]) -> npt.NDArray[np.int64]:
         """Ascending positions of the rows that pass `filters` (on columns of `schema`), reading
         only those columns of the row groups whose statistics do not exclude every row."""
-        file_meta = self._file.metadata
-        sizes = np.array([file_meta.row_group(i).num_rows for i in range(file_meta.num_row_groups)], dtype=np.int64)
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         selected = self._groups_that_may_match(filters)
         if not selected:
             return np.empty(0, dtype=np.int64)
         table = conform_table(self._read_groups(selected, schema), schema, self._storage.full_path(self._path))
-        expression = combined_expression(filters)
-        read_starts = np.repeat(starts[selected], sizes[selected])
-        offsets = np.arange(len(read_starts), dtype=np.int64) - np.repeat(
-            np.concatenate([[0], np.cumsum(sizes[selected])[:-1]]), sizes[selected]
-        )
-        numbered = table.append_column("__hudi_row", pa.array(read_starts + offsets))
-        kept = numbered.filter(expression) if expression is not None else numbered
-        return np.asarray(kept.column("__hudi_row").to_numpy(), dtype=np.int64)
+        return self._positions_read(selected)[passing_rows(table, filters)]
 
     def row_group_maxima(self, column: str) -> list[Any] | None:
         """Each row group's largest value of a flat column by its statistics (None for a group of
@@ -175,9 +157,11 @@ class OpenParquet:
 
     def row_groups_of(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """The row group holding each of the (ascending) file positions `rows`."""
-        file_meta = self._file.metadata
-        sizes = np.array([file_meta.row_group(i).num_rows for i in range(file_meta.num_row_groups)], dtype=np.int64)
-        return np.searchsorted(np.cumsum(sizes), rows, side="right").astype(np.int64)
+        return np.searchsorted(self._starts[1:], rows, side="right").astype(np.int64)
+
+    def _positions_read(self, selected: list[int]) -> npt.NDArray[np.int64]:
+        """The file positions of the rows of the row groups `selected`, read one after another."""
+        return np.concatenate([np.arange(self._starts[i], self._starts[i + 1], dtype=np.int64) for i in selected])
 
     def _groups_that_may_match(self, filters: Sequence[Filter]) -> list[int]:
         file_meta = self._file.metadata
