@@ -37,6 +37,9 @@ from hudi_core.storage import Storage
 from hudi_core.table.listing import metadata_index_reader
 from hudi_core.timeline import Timeline
 
+_ABSENT = -2  # match(): the key is not in the file
+_SEVERAL_COPIES = -1  # match(): the file holds the key more than once (no single position)
+
 INDEX_TYPES = ("SIMPLE", "BLOOM", "BUCKET", "GLOBAL_SIMPLE", "GLOBAL_BLOOM", "RECORD_INDEX")
 
 
@@ -78,7 +81,7 @@ class Tags:
     records whose key changes partition, the stored record's ordering value when it was looked up
     (`hudi_core.index.partition_moves`; null: not looked up, or not stored); and when the lookup
     read the base files' keys, the record's row in the base file of the latest slice it was found
-    in (Hudi's record positions; null when new)."""
+    in (Hudi's record positions; null when new, or when that file holds the key more than once)."""
 
     file_ids: pa.Array
     partitions: pa.Array
@@ -165,7 +168,8 @@ def tag(
         rows_of = _rows_by_value(incoming_partitions)
 
     def match(file_slice: FileSlice) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """(incoming rows found in the slice's base file, the row of the key's first copy there)."""
+        """(incoming rows found in the slice's base file, the key's row there, or -1 for a key the
+        file holds more than once: a record position must name the only row of its key)."""
         rows = rows_of.get(file_slice.partition_path)
         if rows is None or len(rows) == 0:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
@@ -173,17 +177,19 @@ def tag(
         # Probing the file's keys into a table of the (few) distinct incoming ones is much cheaper
         # than hashing every stored key.
         distinct = pc.unique(wanted)
-        probed = pc.index_in(stored_keys(storage, file_slice, keys), value_set=distinct)
-        stored_rows = np.flatnonzero(pc.is_valid(probed).to_numpy(zero_copy_only=False))
-        found, first = np.unique(np.asarray(probed.drop_null().to_numpy(), dtype=np.int64), return_index=True)
-        row_of = np.full(len(distinct), -1, dtype=np.int64)
-        row_of[found] = stored_rows[first]  # a key's first copy in the file
+        stored = stored_keys(storage, file_slice, keys)
+        stored_rows = np.flatnonzero(pc.is_in(stored, value_set=distinct).to_numpy(zero_copy_only=False))
+        probed = pc.index_in(stored.take(pa.array(stored_rows)), value_set=distinct)
+        codes = np.asarray(probed.to_numpy(), dtype=np.int64)
+        found, first, copies = np.unique(codes, return_index=True, return_counts=True)
+        row_of = np.full(len(distinct), _ABSENT, dtype=np.int64)
+        row_of[found] = np.where(copies == 1, stored_rows[first], _SEVERAL_COPIES)
         at = row_of[pc.index_in(wanted, value_set=distinct).to_numpy()]
-        hit = at >= 0
+        hit = at != _ABSENT
         return rows[hit], at[hit]
 
     owner = np.full(count, -1, dtype=np.int64)
-    base_rows = np.zeros(count, dtype=np.int64)
+    base_rows = np.full(count, _SEVERAL_COPIES, dtype=np.int64)
     for number, (matched, at) in enumerate(ordered_map(match, files)):
         fresh = owner[matched] < 0  # a key stored twice belongs to the first file listed
         owner[matched[fresh]] = number
@@ -196,7 +202,7 @@ def tag(
     return Tags(
         pc.if_else(mask, pa.scalar(None, pa.string()), pc.take(file_ids, codes)),
         pc.if_else(mask, pa.scalar(None, pa.string()), pc.take(partitions, codes)),
-        base_positions=pa.array(base_rows, mask=new),
+        base_positions=pa.array(base_rows, mask=base_rows < 0),
     )
 
 

@@ -69,7 +69,6 @@ from hudi_core.write.decisions import decide, reject_clustered_updates, sizing
 from hudi_core.write.handles import WriteContext, write_file_group
 from hudi_core.write.operation import WriteOperation
 from hudi_core.write.planner import (
-    TAGGED,
     TARGET_FILE,
     TARGET_PARTITION,
     file_group_writes,
@@ -77,7 +76,7 @@ from hudi_core.write.planner import (
     insert_bins,
     route,
 )
-from hudi_core.write.prepare import DELETED, KEY, PARTITION, prepare_batch
+from hudi_core.write.prepare import DELETED, KEY, PARTITION, TAGGED, prepare_batch
 
 TAG_KEY = "__hudi_tag_key"
 TAG_PARTITION = "__hudi_tag_partition"

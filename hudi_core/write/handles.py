@@ -11,6 +11,10 @@ records and renames them all to the new file. It writes the untouched records fi
 order, and the records of its own commit (updates, then inserts) last, in a row group of their own:
 the `_hoodie_commit_time` statistics of that row group are what an incremental read of the commit
 prunes by. Row order within a base file is not part of the format.
+
+A merge finds the stored records it replaces at the rows the index found them at (the SIMPLE and
+BLOOM lookups read those keys already), checking that each row holds its key, and by key when a
+record has no single position. Its bloom filter is the old file's plus the inserted keys.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from hudi_core.config.table import CdcLoggingMode, RecordMergeMode
 from hudi_core.config.write import DEFAULT_PARQUET_CODEC, LogBlockFormat
 from hudi_core.errors import CommitError
 from hudi_core.file_group.base_file.bloom_filter import BloomFilter
-from hudi_core.file_group.base_file.parquet import read_parquet
+from hudi_core.file_group.base_file.parquet import OpenParquet
 from hudi_core.file_group.base_file.parquet_writer import write_base_file
 from hudi_core.file_group.log_file.cdc import DELETE, INSERT, UPDATE, ChangeRecords, cdc_block
 from hudi_core.file_group.log_file.format import HeaderKey
@@ -51,7 +55,7 @@ from hudi_core.schema.meta_fields import (
 )
 from hudi_core.storage import Storage
 from hudi_core.timeline.commit_metadata import WriteStat
-from hudi_core.write.prepare import BASE_POSITION, DELETED, KEY
+from hudi_core.write.prepare import BASE_POSITION, DELETED, KEY, TAGGED
 
 
 @dataclass(frozen=True)
@@ -202,17 +206,33 @@ def _meta_rows(context: WriteContext, task: FileGroupWrite, rows: pa.Table, file
     return pa.Table.from_arrays(columns, schema=context.full_schema)
 
 
-def _bloom(context: WriteContext, keys: pa.Array | pa.ChunkedArray) -> BloomFilter | None:
-    if not context.populate_meta_fields:
-        return None
-    bloom = BloomFilter.create(
+def _empty_bloom(context: WriteContext) -> BloomFilter:
+    return BloomFilter.create(
         num_entries=context.bloom_entries,
         fpp=context.bloom_fpp,
         max_entries=context.bloom_max_entries,
         filter_type=context.bloom_type,
     )
+
+
+def _bloom(context: WriteContext, keys: pa.Array | pa.ChunkedArray) -> BloomFilter | None:
+    if not context.populate_meta_fields:
+        return None
+    bloom = _empty_bloom(context)
     bloom.add_keys(keys)
     return bloom
+
+
+def _grown_bloom(
+    context: WriteContext, old: BloomFilter | None, inserted: pa.Array | pa.ChunkedArray
+) -> BloomFilter | None:
+    """The merged file's filter: the old file's plus the keys inserted, when the old one is sized
+    as this write would size it (None otherwise: built from every key). Rehashing the keys a file
+    already holds is a sixth of a merge; a filter may hold keys deleted since, as any superset may."""
+    if old is None or not context.populate_meta_fields or not old.sized_like(_empty_bloom(context)):
+        return None
+    old.add_keys(inserted)
+    return old
 
 
 def _write_base(
@@ -222,9 +242,10 @@ def _write_base(
     table: pa.Table,
     io_type: IOType,
     new_row_group_at: int | None = None,
+    bloom: BloomFilter | None = None,
 ) -> tuple[str, int]:
     return write_base(
-        storage, context, task.partition_path, task.file_id, task.write_token, table, io_type, new_row_group_at
+        storage, context, task.partition_path, task.file_id, task.write_token, table, io_type, new_row_group_at, bloom
     )
 
 
@@ -237,11 +258,13 @@ def write_base(
     table: pa.Table,
     io_type: IOType,
     new_row_group_at: int | None = None,
+    bloom: BloomFilter | None = None,
 ) -> tuple[str, int]:
     """Writes a base file of the context's instant (marker first); returns its path and size.
 
     `table` holds the meta columns and the data columns; `_hoodie_file_name` is set here.
-    `new_row_group_at`: a row position where a row group must start.
+    `new_row_group_at`: a row position where a row group must start. `bloom`: a filter already
+    holding every record key of `table` (built from them when None).
     """
     name = BaseFileName(file_id, write_token, context.instant_time, "parquet").name
     path = posixpath.join(partition_path, name)
@@ -249,7 +272,8 @@ def write_base(
     table = table.set_column(
         table.schema.get_field_index(FILE_NAME), FILE_NAME, pa.repeat(pa.scalar(name), table.num_rows)
     )
-    bloom = _bloom(context, table.column(RECORD_KEY))
+    if bloom is None:
+        bloom = _bloom(context, table.column(RECORD_KEY))
     size = write_base_file(
         storage,
         path,
@@ -293,18 +317,17 @@ def _newer_wins(context: WriteContext, incoming: pa.Table, stored: pa.Table) -> 
 
 def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> WriteStat:
     assert task.base_file is not None
-    old = read_parquet(storage, posixpath.join(task.partition_path, task.base_file), context.full_schema).table
+    with OpenParquet(storage, posixpath.join(task.partition_path, task.base_file)) as parquet:
+        old = parquet.read(context.full_schema).table
+        old_bloom = parquet.bloom_filter(context.bloom_max_entries) if context.populate_meta_fields else None
     incoming = task.records()
-    position = pc.index_in(context.key_spec.keys(old), value_set=incoming.column(KEY))
-    matched_old = pc.indices_nonzero(pc.is_valid(position))
-    matched_in = pc.take(position, matched_old)
+    matched_old, matched_in, new = _at_positions(context, old, incoming) or _by_keys(context, old, incoming)
     wins = _newer_wins(context, incoming.take(matched_in), old.take(matched_old))
     deleting = pc.take(incoming.column(DELETED), matched_in)
     delete_old = pc.filter(matched_old, pc.and_(wins, deleting))
     replace_old = pc.filter(matched_old, pc.and_(wins, pc.invert(deleting)))
     replace_in = pc.filter(matched_in, pc.and_(wins, pc.invert(deleting)))
-    known = pc.is_in(incoming.column(KEY), value_set=context.key_spec.keys(old))
-    insert_in = pc.indices_nonzero(pc.and_(pc.invert(known), pc.invert(incoming.column(DELETED))))
+    insert_in = pc.indices_nonzero(pc.and_(new, pc.invert(incoming.column(DELETED))))
     fresh = _meta_rows(context, task, incoming, "")
     # Untouched old rows keep their order; the rows this commit writes (updates, then inserts) follow
     # in a row group of their own, whose commit-time statistics let incremental reads skip the rest.
@@ -313,7 +336,10 @@ def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wri
     untouched[replace_old.to_numpy()] = False
     written = np.concatenate([replace_in.to_numpy(), insert_in.to_numpy()]).astype(np.int64)
     table = pa.concat_tables([old.filter(pa.array(untouched)), fresh.take(pa.array(written))])
-    path, size = _write_base(storage, context, task, table, IOType.MERGE, new_row_group_at=int(untouched.sum()))
+    bloom = _grown_bloom(context, old_bloom, incoming.column(KEY).take(insert_in))
+    path, size = _write_base(
+        storage, context, task, table, IOType.MERGE, new_row_group_at=int(untouched.sum()), bloom=bloom
+    )
     cdc_stats = None
     if context.cdc_mode is not None:
         changes = change_records(
@@ -339,6 +365,40 @@ def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wri
         prev_base_file=task.base_file,
         cdc_stats=cdc_stats,
     )
+
+
+def _at_positions(
+    context: WriteContext, old: pa.Table, incoming: pa.Table
+) -> tuple[pa.Array, pa.Array, pa.Array] | None:
+    """(old rows the incoming records match, those records, which incoming records the file does
+    not hold) from the positions the index found the records at; None when a located record has no
+    position (another index, a key stored twice) or a position does not hold its key."""
+    if TAGGED not in incoming.column_names or BASE_POSITION not in incoming.column_names:
+        return None
+    tagged = pc.fill_null(incoming.column(TAGGED), False)
+    matched_in = pc.indices_nonzero(tagged)
+    positions = pc.take(incoming.column(BASE_POSITION), matched_in)
+    if positions.null_count:
+        return None
+    matched_old = positions.to_numpy() if isinstance(positions, pa.Array) else positions.combine_chunks().to_numpy()
+    if len(matched_old) and (int(matched_old.min()) < 0 or int(matched_old.max()) >= old.num_rows):
+        return None
+    if len(np.unique(matched_old)) != len(matched_old):
+        return None  # two incoming records for one stored row: merged by key
+    # The index read this very file under the same snapshot; comparing the few keys is cheap insurance.
+    stored = pc.cast(context.key_spec.keys(old.take(pa.array(matched_old))), pa.string())
+    if pc.all(pc.equal(stored, pc.take(incoming.column(KEY), matched_in))).as_py() is False:
+        return None
+    return pa.array(matched_old), matched_in, pc.invert(tagged)
+
+
+def _by_keys(context: WriteContext, old: pa.Table, incoming: pa.Table) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """What `_at_positions` returns, by hashing the keys of both sides."""
+    old_keys = context.key_spec.keys(old)
+    position = pc.index_in(old_keys, value_set=incoming.column(KEY))
+    matched_old = pc.indices_nonzero(pc.is_valid(position))
+    matched_in = pc.take(position, matched_old)
+    return matched_old, matched_in, pc.invert(pc.is_in(incoming.column(KEY), value_set=old_keys))
 
 
 def change_records(

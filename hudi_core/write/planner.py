@@ -29,11 +29,10 @@ from hudi_core.index.partition_moves import partition_moves
 from hudi_core.index.tagger import IndexSpec, Tags
 from hudi_core.lifecycle.markers import IOType
 from hudi_core.write.handles import FileGroupWrite
-from hudi_core.write.prepare import BASE_POSITION, DELETED, PARTITION
+from hudi_core.write.prepare import BASE_POSITION, DELETED, PARTITION, TAGGED
 
 TARGET_PARTITION = "__hudi_target_partition"
 TARGET_FILE = "__hudi_target_file"
-TAGGED = "__hudi_tagged"  # the index located the record (an update or delete, not an insert)
 
 
 @dataclass(frozen=True)
@@ -257,7 +256,7 @@ def file_group_writes(
     tagged_rows = pc.fill_null(routed.column(TAGGED), False).to_numpy(zero_copy_only=False)
     deleted_rows = routed.column(DELETED).to_numpy()
     # Each write gets the positions of its rows; the rows are taken inside its write task.
-    payload = routed.drop_columns([TARGET_PARTITION, TARGET_FILE, TAGGED])
+    payload = routed.drop_columns([TARGET_PARTITION, TARGET_FILE])
     writes = []
     for position, (start, end) in enumerate(itertools.pairwise(bounds)):
         rows = order[start:end]

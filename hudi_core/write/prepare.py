@@ -30,6 +30,7 @@ from hudi_core.write.operation import WriteOperation
 KEY = "__hudi_write_key"
 PARTITION = "__hudi_write_partition"
 DELETED = "__hudi_write_deleted"
+TAGGED = "__hudi_tagged"  # the index located the record (an update or delete, not an insert)
 BASE_POSITION = "__hudi_base_position"  # a tagged record's row in its base file (null: unknown)
 INTERNAL_COLUMNS = (KEY, PARTITION, DELETED)
 

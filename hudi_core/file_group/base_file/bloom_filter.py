@@ -192,6 +192,21 @@ class BloomFilter:
         return int(self._bits.shape[0])
 
     @property
+    def entries_per_row(self) -> int:
+        """Keys each row is sized for (`nr`; 0 for ``SIMPLE`` filters)."""
+        return self._nr
+
+    def sized_like(self, other: BloomFilter) -> bool:
+        """Whether both filters have the same type and geometry, so keys added to one land where the
+        other would put them."""
+        same_rows = self._type == SIMPLE or self._nr == other._nr
+        return same_rows and (self._type, self._vector_size, self._num_hashes) == (
+            other._type,
+            other._vector_size,
+            other._num_hashes,
+        )
+
+    @property
     def current_row_records(self) -> int:
         """Keys added to the active row (`currentNbRecord`; 0 for ``SIMPLE`` filters)."""
         return self._current

@@ -18,6 +18,8 @@ import pyarrow.parquet as pq
 from hudi_core import metrics
 from hudi_core.errors import FileFormatError
 from hudi_core.expr import Filter, passing_rows
+from hudi_core.file_group.base_file.bloom_filter import SIMPLE, BloomFilter
+from hudi_core.file_group.base_file.parquet_writer import BLOOM_FILTER_KEY, BLOOM_FILTER_TYPE_KEY
 from hudi_core.schema.conform import conform_table
 from hudi_core.storage import Storage
 
@@ -103,6 +105,19 @@ class OpenParquet:
     @property
     def num_rows(self) -> int:
         return int(self._file.metadata.num_rows)
+
+    def bloom_filter(self, max_entries: int = 0) -> BloomFilter | None:
+        """The footer's record-key bloom filter (None when the file has none); `max_entries` is the
+        dynamic bound for keys added to it later (not stored in the file)."""
+        footer = self._file.metadata.metadata or {}
+        serialized = footer.get(BLOOM_FILTER_KEY.encode())
+        if serialized is None:
+            return None
+        filter_type = footer.get(BLOOM_FILTER_TYPE_KEY.encode(), SIMPLE.encode()).decode()
+        try:
+            return BloomFilter.deserialize(serialized, filter_type, max_entries)
+        except ValueError as e:  # an unknown type code
+            raise FileFormatError(f"{self._storage.full_path(self._path)}: {e}") from e
 
     def read(
         self, schema: pa.Schema, prune_filters: Sequence[Filter] = (), rows: np.ndarray | None = None

@@ -51,3 +51,33 @@ def test_a_handle_keeps_the_codec_it_was_opened_with(tmp_path: Path) -> None:
     table = HudiTable(str(tmp_path / "t"), {CODEC: "gzip"})
     assert _codecs(table, table.insert(_rows([1], 1)).instant_time) == {"GZIP"}
     assert _codecs(table, table.upsert(_rows([1], 2), {CODEC: "zstd"}).instant_time) == {"ZSTD"}
+
+
+def test_dictionaries_only_for_columns_whose_values_repeat(tmp_path: Path) -> None:
+    table = HudiTable.create(str(tmp_path / "t"), SCHEMA, "codec", ["id"], ["p"], ["ts"], "COPY_ON_WRITE")
+    count = 6000
+    rows = pa.table(
+        {
+            "id": list(range(count)),  # every value distinct
+            "v": [f"v{i % 7}" for i in range(count)],  # seven values
+            "ts": [i // 2 for i in range(count)],  # each value twice: half distinct keeps its dictionary
+            "p": ["a"] * count,
+        }
+    )
+    result = table.insert(rows)
+    (path,) = [p for p in Path(table.storage.base_path).rglob(f"*_{result.instant_time}.parquet")]
+    metadata = pq.ParquetFile(path).metadata.row_group(0)
+    dictionary = {
+        metadata.column(i).path_in_schema: metadata.column(i).has_dictionary_page for i in range(metadata.num_columns)
+    }
+    assert dictionary == {
+        "_hoodie_commit_time": True,
+        "_hoodie_commit_seqno": False,
+        "_hoodie_record_key": False,
+        "_hoodie_partition_path": True,
+        "_hoodie_file_name": True,
+        "id": False,
+        "v": True,
+        "ts": True,
+        "p": True,
+    }
