@@ -33,6 +33,7 @@ from hudi_core.engine.arrow import iter_plan, plan_batch_reader, read_plan
 from hudi_core.errors import HudiConfigError, HudiError, TableExistsError
 from hudi_core.file_group import FileSlice
 from hudi_core.lifecycle.service_result import ServiceResult
+from hudi_core.parallel import TaskRunner, run_locally
 from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.services import archival, clean, clustering, compaction, savepoint
 from hudi_core.services.base import ServiceContext
@@ -87,8 +88,11 @@ class HudiTable:
         HudiConfigError: an option is unknown or malformed, or hoodie.properties lacks a key.
     """
 
-    def __init__(self, path: str, options: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, path: str, options: Mapping[str, str] | None = None, task_runner: TaskRunner = run_locally
+    ) -> None:
         self._options = dict(options or {})
+        self._task_runner = task_runner
         validate_options(self._options)
         # Read options are applied to reads; write options to writes; a key may be either.
         self._write_options = {k: v for k, v in self._options.items() if k not in _READ_OPTION_KEYS}
@@ -408,7 +412,7 @@ class HudiTable:
     def _services(self, options: Mapping[str, str] | None) -> ServiceContext:
         merged = self._write_options_for(options)
         upgrade_if_needed(self._storage, merged)
-        return ServiceContext(self._storage, merged)
+        return ServiceContext(self._storage, merged, self._task_runner)
 
     def schedule_compaction(self, options: Mapping[str, str] | None = None) -> str | None:
         """Plans a compaction of the slices with log files (Merge-on-Read); returns its instant or None."""

@@ -9,8 +9,9 @@ from dagster import OpExecutionContext
 
 from hudi_core import HudiTable
 from hudi_core.lifecycle.service_result import ServiceResult
+from hudi_core.parallel import TaskRunner, run_locally
 from hudi_dagster.config import HudiTableConfig
-from hudi_dagster.factories import pool_for, table_slug
+from hudi_dagster.factories import Engine, pool_for, table_slug
 
 Service = Literal["compaction", "log_compaction", "clustering", "clean", "archive", "savepoint"]
 DEFAULT_SERVICES: tuple[Service, ...] = ("compaction", "clustering", "clean", "archive")
@@ -44,9 +45,15 @@ def service_metadata(table: HudiTableConfig, service: str, result: ServiceResult
 
 
 def hudi_service_op(
-    table: HudiTableConfig, service: Service, options: Mapping[str, str] | None = None, name: str | None = None
+    table: HudiTableConfig,
+    service: Service,
+    options: Mapping[str, str] | None = None,
+    name: str | None = None,
+    engine: Engine = "arrow",
 ) -> dg.OpDefinition:
-    """An op running one table service on `table` (in the table's writer pool)."""
+    """An op running one table service on `table` (in the table's writer pool). With engine
+    "spark" (needs the `spark` resource) the service plans and commits in the op and rewrites its
+    file groups as Spark tasks."""
     if service not in SERVICE_RUNNERS:
         raise ValueError(f"unknown table service {service!r}; choose from {', '.join(SERVICE_RUNNERS)}")
     run = SERVICE_RUNNERS[service]
@@ -58,9 +65,11 @@ def hudi_service_op(
         out=dg.Out(dg.Nothing),
         pool=pool_for(table),
         tags={"kind": "hudi"},
+        required_resource_keys={"spark"} if engine == "spark" else set(),
     )
     def _service(context: OpExecutionContext) -> None:
-        result = run(HudiTable(table.path), merged)
+        runner = _task_runner(context, engine, f"hudi {service} of {table.path}")
+        result = run(HudiTable(table.path, task_runner=runner), merged)
         metadata = service_metadata(table, service, result)
         context.log.info(f"{service} on {table.path}: {metadata}")
         context.add_output_metadata(metadata)
@@ -73,9 +82,11 @@ def hudi_maintenance_job(
     services: Sequence[Service] = DEFAULT_SERVICES,
     options: Mapping[str, str] | None = None,
     name: str | None = None,
+    engine: Engine = "arrow",
 ) -> dg.JobDefinition:
-    """A job running `services` on `table` one after another, in one process."""
-    ops = [hudi_service_op(table, service, options) for service in services]
+    """A job running `services` on `table` one after another, in one process (engine "spark": their
+    file-group tasks on the `spark` resource's session)."""
+    ops = [hudi_service_op(table, service, options, engine=engine) for service in services]
 
     @dg.graph(name=f"{name or _slug(table) + '_maintenance'}_graph")
     def _maintenance() -> None:
@@ -93,6 +104,14 @@ def hudi_maintenance_schedule(
     return dg.ScheduleDefinition(
         name=f"{job.name}_schedule", job=job, cron_schedule=cron_schedule, execution_timezone=execution_timezone
     )
+
+
+def _task_runner(context: OpExecutionContext, engine: Engine, description: str) -> TaskRunner:
+    if engine == "arrow":
+        return run_locally
+    from hudi_core.spark.services import spark_runner  # noqa: PLC0415 - PySpark is the `spark` extra
+
+    return spark_runner(context.resources.spark.get_session(), description)
 
 
 def _slug(table: HudiTableConfig) -> str:

@@ -1,8 +1,10 @@
-"""Shared fixtures: lightweight ones, and the one Spark session (local[2]) of the test run, started
-by the first test that asks for it."""
+"""Shared fixtures: lightweight ones, and the one Spark session of the test run, started by the
+first test that asks for it: on a standalone cluster of two single-core workers on 127.0.0.1
+(`tests/spark/standalone_cluster.py`), or on `local[2]` when HUDI_TEST_SPARK_MASTER=local[2]."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -64,10 +66,26 @@ SPARK_CONF = {
 
 
 @pytest.fixture(scope="session")
-def spark() -> Iterator[object]:
-    from hudi_core import spark as hudi_spark  # noqa: PLC0415 - PySpark loads only when Spark tests run
+def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object | None]:
+    """The standalone cluster the Spark session runs on (None on `local[2]`)."""
+    if os.environ.get("HUDI_TEST_SPARK_MASTER", "cluster") != "cluster":
+        yield None
+        return
+    from tests.spark.standalone_cluster import standalone_cluster  # noqa: PLC0415 - imports PySpark
 
-    session = hudi_spark.session("local[2]", **SPARK_CONF)
+    with standalone_cluster(tmp_path_factory.mktemp("spark-cluster")) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def spark(spark_cluster: object | None) -> Iterator[object]:
+    from hudi_core import spark as hudi_spark  # noqa: PLC0415 - PySpark loads only when Spark tests run
+    from tests.spark.standalone_cluster import StandaloneCluster  # noqa: PLC0415
+
+    if isinstance(spark_cluster, StandaloneCluster):
+        session = hudi_spark.session(spark_cluster.master_url, **SPARK_CONF, **spark_cluster.session_conf())
+    else:
+        session = hudi_spark.session(os.environ.get("HUDI_TEST_SPARK_MASTER", "local[2]"), **SPARK_CONF)
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

@@ -83,5 +83,10 @@ class Markers:
         listed = {self._storage.relative(path) for path in written}
         return [path for path in self.data_files() if self._storage.relative(path) not in listed]
 
+    def delete_unlisted(self, written: Iterable[str]) -> None:
+        """Deletes the marked data files not among `written` (a retried or lost task's leftovers)."""
+        for path in self.unlisted(written):
+            self._storage.delete(path)
+
     def delete_all(self) -> None:
         self._storage.delete_dir(self.directory)

@@ -46,7 +46,7 @@ from hudi_core.storage import Storage
 from hudi_core.table.listing import latest_slices
 from hudi_core.table.scan import TableScanner
 from hudi_core.table.state import TableState
-from hudi_core.timeline.commit_metadata import WriteStat, commit_metadata_record
+from hudi_core.timeline.commit_metadata import WriteStat, commit_metadata_record, written_paths
 from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.schemas import REPLACE_COMMIT_METADATA, REQUESTED_REPLACE_METADATA
 from hudi_core.timeline.serde import encode_avro_container
@@ -349,6 +349,7 @@ def _execute(
         ]
         stats = [stat for group_stats in ctx.runner(cluster_group, tasks) for stat in group_stats]
         crash.crash_point("clustering.after_files")
+        Markers(storage, instant.requested_time).delete_unlisted(written_paths(stats))
         replaced: dict[str, list[str]] = {}
         for piece in clustering_slices(requested):
             replaced.setdefault(piece.get("partitionPath") or "", []).append(str(piece["fileId"]))

@@ -50,7 +50,7 @@ from hudi_core.storage import Storage
 from hudi_core.table.listing import latest_slices
 from hudi_core.table.scan import TableScanner
 from hudi_core.table.state import TableState
-from hudi_core.timeline.commit_metadata import WriteStat, commit_metadata_record
+from hudi_core.timeline.commit_metadata import WriteStat, commit_metadata_record, written_paths
 from hudi_core.timeline.instant import Action, Instant
 from hudi_core.timeline.schemas import COMMIT_METADATA, COMPACTION_PLAN
 from hudi_core.timeline.serde import encode_avro_container
@@ -397,6 +397,7 @@ def _execute(
         tasks = [_Task(context, request, op, index) for index, op in enumerate(operations)]
         stats = ctx.runner(compact_file_group if kind is COMPACTION else log_compact_file_group, tasks)
         crash.crash_point(f"{kind.crash_prefix}.after_files")
+        Markers(storage, instant.requested_time).delete_unlisted(written_paths(stats))
         with ctx.locked(f"complete {kind.action.value}") as state:
             extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}
             record = commit_metadata_record(stats, kind.operation_type, extra, compacted=kind.compacted)

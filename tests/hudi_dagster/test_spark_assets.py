@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import pyarrow as pa
 from dagster import AssetExecutionContext
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as sf
@@ -12,6 +13,7 @@ from hudi_core import HudiTable
 from hudi_dagster import SparkResource
 from hudi_dagster.io_manager.spark import HudiSparkIOManager
 from tests import hudi_rs
+from tests.spark.standalone_cluster import jobs_of
 
 DAYS = dg.StaticPartitionsDefinition(["2025-01-01", "2025-01-02"])
 
@@ -75,3 +77,34 @@ def test_three_spark_assets_share_one_spark_context(spark: Any, tmp_path: Path) 
     assert hudi_rs.snapshot(str(tmp_path / "raw")).num_rows == 200
     metadata = result.asset_materializations_for_node("raw")[0].metadata
     assert metadata["hudi/rows_inserted"].value == 100 and metadata["dagster/row_count"].value == 200
+
+
+def test_maintenance_ops_run_file_group_tasks_on_the_spark_resource(spark: Any, tmp_path: Path) -> None:
+    from hudi_dagster import HudiTableConfig, hudi_maintenance_job  # noqa: PLC0415
+
+    path = str(tmp_path / "trips")
+    table = HudiTable.create(
+        path,
+        pa.schema([("id", pa.string()), ("ts", pa.int64()), ("fare", pa.float64())]),
+        "trips",
+        ["id"],
+        [],
+        ["ts"],
+        "MERGE_ON_READ",
+        {"hoodie.compact.inline": "false"},
+    )
+    for ts in range(1, 4):
+        table.upsert(pa.table({"id": [f"k{i}" for i in range(20)], "ts": [ts] * 20, "fare": [float(ts)] * 20}))
+    job = hudi_maintenance_job(HudiTableConfig(path=path, record_key=["id"]), ["compaction"], engine="spark")
+    result = job.execute_in_process(resources={"spark": SparkResource()})
+    assert result.success
+    outputs = {
+        event.step_key: {k: v.value for k, v in event.event_specific_data.metadata.items()}  # type: ignore[union-attr]
+        for event in result.all_events
+        if event.event_type_value == "STEP_OUTPUT"
+    }
+    assert outputs["trips_compaction"]["hudi/ran"] is True
+    assert not any(s.log_files for s in HudiTable(path).file_slices())
+    assert HudiTable(path).read().column("fare").to_pylist() == [3.0] * 20
+    compactions = [j for j in jobs_of(spark) if f"hudi compaction of {path}" in j.get("description", "")]
+    assert compactions and all(j["status"] == "SUCCEEDED" and j["numTasks"] >= 1 for j in compactions)

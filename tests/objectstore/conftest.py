@@ -17,6 +17,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.loopback import free_port
+
 CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
     "AWS_SECRET_ACCESS_KEY": "testing",
@@ -25,15 +27,9 @@ CREDENTIALS = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def configure_s3_environment() -> None:
     """Points the AWS variables of this test session at the loopback port the server will use."""
-    os.environ.update({**CREDENTIALS, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{_free_port()}"})
+    os.environ.update({**CREDENTIALS, "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}"})
 
 
 @pytest.fixture(scope="session")
