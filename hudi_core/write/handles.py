@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 
 from hudi_core.config.table import CdcLoggingMode, RecordMergeMode
 from hudi_core.config.write import DEFAULT_PARQUET_CODEC, LogBlockFormat
-from hudi_core.errors import CommitError
+from hudi_core.errors import CommitError, FileFormatError
 from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 from hudi_core.file_group.base_file.parquet import OpenParquet
 from hudi_core.file_group.base_file.parquet_writer import write_base_file
@@ -223,6 +223,16 @@ def _bloom(context: WriteContext, keys: pa.Array | pa.ChunkedArray) -> BloomFilt
     return bloom
 
 
+def _old_bloom(context: WriteContext, parquet: OpenParquet) -> BloomFilter | None:
+    """The old file's filter to grow; None (rebuilt from the keys) when it has none we can read."""
+    if not context.populate_meta_fields:
+        return None
+    try:
+        return parquet.bloom_filter(context.bloom_max_entries)
+    except FileFormatError:
+        return None
+
+
 def _grown_bloom(
     context: WriteContext, old: BloomFilter | None, inserted: pa.Array | pa.ChunkedArray
 ) -> BloomFilter | None:
@@ -319,7 +329,7 @@ def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wri
     assert task.base_file is not None
     with OpenParquet(storage, posixpath.join(task.partition_path, task.base_file)) as parquet:
         old = parquet.read(context.full_schema).table
-        old_bloom = parquet.bloom_filter(context.bloom_max_entries) if context.populate_meta_fields else None
+        old_bloom = _old_bloom(context, parquet)
     incoming = task.records()
     matched_old, matched_in, new = _at_positions(context, old, incoming) or _by_keys(context, old, incoming)
     wins = _newer_wins(context, incoming.take(matched_in), old.take(matched_old))

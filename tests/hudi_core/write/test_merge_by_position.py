@@ -144,3 +144,23 @@ def test_a_filter_sized_differently_from_the_write_is_built_anew(tmp_path: Path)
     keys = pq.read_table(merged, columns=["_hoodie_record_key"]).column(0)
     assert bloom.might_contain(keys).all()
     assert not np.any(bloom.might_contain(pa.array([f"x{i}" for i in range(200)])))
+
+
+def test_an_unreadable_old_filter_is_rebuilt_from_the_keys(tmp_path: Path) -> None:
+    write_hudi(str(tmp_path), rows(list(range(30)), 1, "v1"), OPTIONS)
+    base = latest_base_file(tmp_path)
+    parquet = pq.ParquetFile(base)
+    footer = dict(parquet.metadata.metadata)
+    footer[b"org.apache.hudi.bloomfilter"] = b"not a bloom filter"
+    data = parquet.read()
+    parquet.close()
+    with pq.ParquetWriter(base, data.schema, store_schema=False) as writer:
+        writer.write_table(data)
+        writer.add_key_value_metadata({k.decode(): v.decode() for k, v in footer.items()})
+    assert pq.ParquetFile(base).metadata.metadata[b"org.apache.hudi.bloomfilter"] == b"not a bloom filter"
+    write_hudi(str(tmp_path), rows([2, 40], 2, "v2"), OPTIONS)
+    merged = latest_base_file(tmp_path)
+    bloom = footer_bloom(merged)
+    assert bloom.current_row_records == 31
+    assert bloom.might_contain(pq.read_table(merged, columns=["_hoodie_record_key"]).column(0)).all()
+    assert values(tmp_path)["k0002"] == values(tmp_path)["k0040"] == ["v2"]
