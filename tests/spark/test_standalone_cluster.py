@@ -121,3 +121,44 @@ def test_a_worker_killed_during_an_upsert_loses_nothing(
         hudi_spark.write(_frame(spark, update), path, _options("upsert"))
     assert _snapshot(path) == _expected(first, update)
     assert spare in cluster.workers
+
+
+def test_a_worker_killed_during_a_compaction_loses_nothing(
+    spark: Any, spark_cluster: object | None, tmp_path: Path
+) -> None:
+    cluster = _on_cluster(spark_cluster)
+    path = str(tmp_path / "t")
+    no_inline = {"hoodie.compact.inline": "false"}
+    hudi_spark.write(_frame(spark, _rows(0, 20000, 1)), path, {**_options("bulk_insert", "MERGE_ON_READ"), **no_inline})
+    hudi_spark.write(_frame(spark, _rows(0, 20000, 2)), path, {**_options("upsert", "MERGE_ON_READ"), **no_inline})
+    expected = _snapshot(path)
+    assert any(s.log_files for s in HudiTable(path).file_slices())
+    start_worker(cluster, Path(cluster.workers[0].log).parent)
+    cluster.wait_for_workers(len(cluster.workers))
+    victim = cluster.workers[0]
+    outcome: dict[str, BaseException | None] = {}
+
+    def compact() -> None:
+        try:
+            hudi_spark.compact(spark, path)
+            outcome["error"] = None
+        except BaseException as error:
+            outcome["error"] = error
+
+    runner = threading.Thread(target=compact)
+    runner.start()
+    deadline = time.monotonic() + 120
+    while not any(e["activeTasks"] > 0 for e in executors_of(spark)) and runner.is_alive():
+        assert time.monotonic() < deadline, "no task of the compaction started"
+        time.sleep(0.05)
+    victim.kill()
+    cluster.workers.remove(victim)
+    runner.join(timeout=300)
+    assert not runner.is_alive(), "the compaction hung after a worker died"
+
+    assert _snapshot(path) == expected  # whatever happened, readers see the same rows
+    if outcome["error"] is not None or any(s.log_files for s in HudiTable(path).file_slices()):
+        hudi_spark.compact(spark, path)  # runs the pending plan again
+    assert not any(s.log_files for s in HudiTable(path).file_slices())
+    assert _snapshot(path) == expected
+    assert not HudiTable(path).orphan_files()
