@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 from hudi_core import HudiTable
 from hudi_core import spark as hudi_spark
 from tests.model import canonical, table_rows
-from tests.spark.standalone_cluster import StandaloneCluster, executors_of, start_worker
+from tests.spark.standalone_cluster import StandaloneCluster, Worker, executors_of, start_worker
 
 COLUMNS = ["id", "ts", "city", "fare"]
 
@@ -65,6 +66,36 @@ def _expected(*batches: pa.Table) -> list[tuple[Any, ...]]:
     return canonical(table_rows(pa.Table.from_pylist(list(latest.values())), COLUMNS))
 
 
+def _kill_a_worker_during(
+    spark: Any, cluster: StandaloneCluster, what: str, action: Callable[[], object]
+) -> tuple[bool, Worker]:
+    """Runs `action` in a thread and SIGKILLs a worker once its tasks run; returns whether `action`
+    failed, and the spare worker started first (it takes over, so later tests keep two)."""
+    spare = start_worker(cluster, Path(cluster.workers[0].log).parent)
+    cluster.wait_for_workers(len(cluster.workers))
+    victim = cluster.workers[0]
+    outcome: dict[str, BaseException | None] = {}
+
+    def run() -> None:
+        try:
+            action()
+            outcome["error"] = None
+        except BaseException as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 120
+    while not any(e["activeTasks"] > 0 for e in executors_of(spark)) and thread.is_alive():
+        assert time.monotonic() < deadline, f"no task of the {what} started"
+        time.sleep(0.05)
+    victim.kill()
+    cluster.workers.remove(victim)
+    thread.join(timeout=300)
+    assert not thread.is_alive(), f"the {what} hung after a worker died"
+    return outcome["error"] is not None, spare
+
+
 @pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
 def test_writes_and_reads_run_on_both_workers(
     spark: Any, spark_cluster: object | None, tmp_path: Path, table_type: str
@@ -89,33 +120,13 @@ def test_a_worker_killed_during_an_upsert_loses_nothing(
     first = _rows(0, 20000, 1)
     hudi_spark.write(_frame(spark, first), path, _options("bulk_insert"))
     committed = _snapshot(path)
-    # A spare worker takes over the executor the killed one had, so later tests keep two.
-    spare = start_worker(cluster, Path(cluster.workers[0].log).parent)
-    cluster.wait_for_workers(len(cluster.workers))
-    victim = cluster.workers[0]
-
     update = pa.concat_tables([_rows(0, 20000, 2), _rows(20000, 5000, 2)])
-    outcome: dict[str, BaseException | None] = {}
 
-    def upsert() -> None:
-        try:
-            hudi_spark.write(_frame(spark, update, partitions=16), path, _options("upsert"))
-            outcome["error"] = None
-        except BaseException as error:
-            outcome["error"] = error
+    def upsert() -> object:
+        return hudi_spark.write(_frame(spark, update, partitions=16), path, _options("upsert"))
 
-    writer = threading.Thread(target=upsert)
-    writer.start()
-    deadline = time.monotonic() + 120
-    while not any(e["activeTasks"] > 0 for e in executors_of(spark)) and writer.is_alive():
-        assert time.monotonic() < deadline, "no task of the upsert started"
-        time.sleep(0.05)
-    victim.kill()
-    cluster.workers.remove(victim)
-    writer.join(timeout=300)
-    assert not writer.is_alive(), "the upsert hung after a worker died"
-
-    if outcome["error"] is not None:
+    failed, spare = _kill_a_worker_during(spark, cluster, "upsert", upsert)
+    if failed:
         # The attempt failed: nothing of it is visible, and running it again commits it.
         assert _snapshot(path) == committed
         hudi_spark.write(_frame(spark, update), path, _options("upsert"))
@@ -133,31 +144,9 @@ def test_a_worker_killed_during_a_compaction_loses_nothing(
     hudi_spark.write(_frame(spark, _rows(0, 20000, 2)), path, {**_options("upsert", "MERGE_ON_READ"), **no_inline})
     expected = _snapshot(path)
     assert any(s.log_files for s in HudiTable(path).file_slices())
-    start_worker(cluster, Path(cluster.workers[0].log).parent)
-    cluster.wait_for_workers(len(cluster.workers))
-    victim = cluster.workers[0]
-    outcome: dict[str, BaseException | None] = {}
-
-    def compact() -> None:
-        try:
-            hudi_spark.compact(spark, path)
-            outcome["error"] = None
-        except BaseException as error:
-            outcome["error"] = error
-
-    runner = threading.Thread(target=compact)
-    runner.start()
-    deadline = time.monotonic() + 120
-    while not any(e["activeTasks"] > 0 for e in executors_of(spark)) and runner.is_alive():
-        assert time.monotonic() < deadline, "no task of the compaction started"
-        time.sleep(0.05)
-    victim.kill()
-    cluster.workers.remove(victim)
-    runner.join(timeout=300)
-    assert not runner.is_alive(), "the compaction hung after a worker died"
-
+    failed, _ = _kill_a_worker_during(spark, cluster, "compaction", lambda: hudi_spark.compact(spark, path))
     assert _snapshot(path) == expected  # whatever happened, readers see the same rows
-    if outcome["error"] is not None or any(s.log_files for s in HudiTable(path).file_slices()):
+    if failed or any(s.log_files for s in HudiTable(path).file_slices()):
         hudi_spark.compact(spark, path)  # runs the pending plan again
     assert not any(s.log_files for s in HudiTable(path).file_slices())
     assert _snapshot(path) == expected
