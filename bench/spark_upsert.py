@@ -1,17 +1,22 @@
-"""Benchmark: the Spark engine next to the Arrow engine — bulk insert, 1% upsert, count.
+"""Benchmark: the Spark engine next to the Arrow engine — bulk insert, 1% upsert, count, services.
 
-Run: `python -m bench.spark_upsert [--rows N] [--table-type T] [--master local[2]] [--skip-arrow]`.
+Run: `python -m bench.spark_upsert [--rows N] [--table-type T] [--master local[2] | --cluster] [--skip-arrow]`.
 
 1. Generates N trips rows (:func:`bench.trips.trips`, in chunks of 1M with seeds 0, 1, ...) as
    Parquet source files, and a 1% update batch (`updates(chunk, 0.01, 0.0, seed)` of every chunk,
    no new keys) likewise; generation is not timed.
 2. Spark engine (`hudi_core.spark.write` on `spark.read.parquet(source)`, session on `--master`):
-   bulk_insert of the N rows, upsert of the 1% batch, and a `count()` of the table through
-   `spark.read.format("hudi")`.
-3. Arrow engine (`HudiTable.bulk_insert` / `upsert` / `read().num_rows`, same data and options);
-   skipped with `--skip-arrow` (the 50M run does not fit one process's memory by design).
+   bulk_insert of the N rows, upsert of the 1% batch, a `count()` of the table through
+   `spark.read.format("hudi")`, then the table services on Spark: compaction (Merge-on-Read) and
+   clustering (`hoodie.clustering.plan.strategy.small.file.limit` above every file: the table's
+   files are regrouped).
+   `--cluster` runs the session on a standalone cluster of two single-core workers on 127.0.0.1
+   (`tests/spark/standalone_cluster.py`) and prints how many tasks each executor ran per phase.
+3. Arrow engine (`HudiTable.bulk_insert` / `upsert` / `read().num_rows` / `compact` / `cluster`,
+   same data and options); skipped with `--skip-arrow` (the 50M run does not fit one process's
+   memory by design).
 4. The raw limits in the same run: `spark.read.parquet(source).count()` and pyarrow reading and
-   rewriting exactly the base files the Spark upsert rewrote (CoW only).
+   rewriting exactly the base files the Spark upsert rewrote (CoW only), in our default codec.
 
 Peak memory is sampled every 100 ms per phase: the driver JVM's resident set (in local mode it
 also runs the executors' JVM side) and the driver Python process's; Python workers are excluded.
@@ -26,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +45,8 @@ from hudi_core import spark as hudi_spark
 
 CHUNK_ROWS = 1_000_000
 SPARK_RUNNING = [False]
+RAW_CODEC = {"compression": "zstd", "compression_level": 1}  # our default base-file codec
+CLUSTER_ALL = {"hoodie.clustering.plan.strategy.small.file.limit": str(2**40)}
 
 
 def options(table_type: str, operation: str) -> dict[str, str]:
@@ -123,7 +130,7 @@ def raw_rewrite_seconds(table_dir: Path, relative_files: list[str], threads: int
 
     def rewrite(relative: str) -> None:
         table = pq.read_table(table_dir / relative)
-        pq.write_table(table, table_dir / f"{relative}.raw", compression="gzip", compression_level=6)
+        pq.write_table(table, table_dir / f"{relative}.raw", **RAW_CODEC)
         (table_dir / f"{relative}.raw").unlink()
 
     start = time.perf_counter()
@@ -133,11 +140,11 @@ def raw_rewrite_seconds(table_dir: Path, relative_files: list[str], threads: int
 
 
 def raw_bulk_seconds(source_dir: Path, target_dir: Path, threads: int = 2) -> float:
-    """pyarrow reading the source files and writing them as gzip Parquet: the floor of a bulk insert."""
+    """pyarrow reading the source files and writing them as zstd Parquet: the floor of a bulk insert."""
     target_dir.mkdir()
 
     def copy(source: Path) -> None:
-        pq.write_table(pq.read_table(source), target_dir / source.name, compression="gzip", compression_level=6)
+        pq.write_table(pq.read_table(source), target_dir / source.name, **RAW_CODEC)
 
     start = time.perf_counter()
     with ThreadPoolExecutor(threads) as pool:
@@ -150,83 +157,134 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=5_000_000)
     parser.add_argument("--table-type", default="COPY_ON_WRITE", choices=["COPY_ON_WRITE", "MERGE_ON_READ"])
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--cluster", action="store_true", help="a standalone cluster of 2 single-core workers")
+    parser.add_argument("--executor-memory", default="3g", help="--cluster: each executor's memory")
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--skip-arrow", action="store_true")
     parser.add_argument("--root", type=Path, default=None, help="work directory (default: a temp dir)")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="bench-spark-", dir=args.root))
-    results: list[tuple[str, float, dict[str, int]]] = []
     try:
-        print(f"{args.rows:,} rows, {args.table_type}, Spark {args.master}; work dir {root}", flush=True)
-        start = time.perf_counter()
-        base_dir, update_dir = generate(root, args.rows)
-        print(f"  generated sources in {time.perf_counter() - start:.1f} s (not part of any figure)", flush=True)
+        with ExitStack() as stack:
+            master, conf = args.master, {"spark.driver.memory": args.driver_memory}
+            if args.cluster:
+                from tests.spark.standalone_cluster import standalone_cluster  # noqa: PLC0415 - bench tooling
 
-        spark = hudi_spark.session(args.master, **{"spark.driver.memory": args.driver_memory})
-        spark.sparkContext.setLogLevel("ERROR")
-        SPARK_RUNNING[0] = True
-        spark_table = str(root / "spark_table")
-        print("Spark engine:")
-        raw_count = phase(
-            "raw: spark.read.parquet(...).count()", lambda: spark.read.parquet(str(base_dir)).count(), results
-        )
-        phase(
-            "bulk_insert",
-            lambda: hudi_spark.write(
-                spark.read.parquet(str(base_dir)), spark_table, options(args.table_type, "bulk_insert")
-            ),
-            results,
-        )
-        upsert = phase(
-            "upsert 1%",
-            lambda: hudi_spark.write(
-                spark.read.parquet(str(update_dir)), spark_table, options(args.table_type, "upsert")
-            ),
-            results,
-        )
-        count = phase("count (snapshot)", lambda: spark.read.format("hudi").load(spark_table).count(), results)
-        assert count == raw_count == args.rows, (count, raw_count)
-        print(f"  upsert: {upsert.updates:,} updates, {upsert.inserts:,} inserts, {upsert.files_written} files written")
-        rewritten = [
-            f"{s.partition_path}/{s.prev_base_file}"
-            for s in upsert.write_stats
-            if s.prev_base_file and s.path.endswith(".parquet")
-        ]
-        spark_upsert = results[2][1]
-        if rewritten:
-            raw = raw_rewrite_seconds(Path(spark_table), rewritten)
-            print(
-                f"  raw: pyarrow re-reading and rewriting the {len(rewritten)} base files: {raw:.1f} s "
-                f"(Spark upsert = {spark_upsert / raw:.2f}x)"
-            )
-        spark.stop()
-        SPARK_RUNNING[0] = False
-
-        if not args.skip_arrow:
-            print("Arrow engine (in process):")
-            arrow_table = str(root / "arrow_table")
-            base = pq.read_table(base_dir)
-            batch = pq.read_table(update_dir)
-            created = HudiTable.create(arrow_table, base.schema, "trips", ["uuid"], ["city"], ["ts"], args.table_type)
-            phase("bulk_insert", lambda: created.bulk_insert(base), results)
-            phase("upsert 1%", lambda: HudiTable(arrow_table).upsert(batch), results)
-            arrow_count = phase(
-                "count (snapshot)", lambda: HudiTable(arrow_table).read(columns=["uuid"]).num_rows, results
-            )
-            assert arrow_count == args.rows
-            arrow_upsert = results[-2][1]
-            raw_bulk = raw_bulk_seconds(base_dir, root / "raw_bulk")
-            print(f"  raw: pyarrow reading the source and writing it as gzip Parquet: {raw_bulk:.1f} s")
-            print(
-                f"Spark bulk_insert / raw: {results[1][1] / raw_bulk:.2f}x, Arrow bulk_insert / raw: "
-                f"{results[-3][1] / raw_bulk:.2f}x"
-            )
-            print(f"Spark upsert / Arrow upsert: {spark_upsert / arrow_upsert:.2f}x")
-        total = sum(seconds for _, seconds, _ in results)
-        print(f"total measured: {total / 60:.1f} min")
+                memory = f"{int(args.executor_memory.rstrip('g')) + 1}g"
+                cluster = stack.enter_context(standalone_cluster(root / "cluster", 2, memory, args.executor_memory))
+                master, conf = cluster.master_url, {**conf, **cluster.session_conf()}
+            run(args, root, master, conf)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, root: Path, master: str, conf: dict[str, str]) -> None:
+    results: list[tuple[str, float, dict[str, int]]] = []
+    print(f"{args.rows:,} rows, {args.table_type}, Spark {master}; work dir {root}", flush=True)
+    start = time.perf_counter()
+    base_dir, update_dir = generate(root, args.rows)
+    print(f"  generated sources in {time.perf_counter() - start:.1f} s (not part of any figure)", flush=True)
+
+    spark = hudi_spark.session(master, **conf)
+    spark.sparkContext.setLogLevel("ERROR")
+    SPARK_RUNNING[0] = True
+    spark_table = str(root / "spark_table")
+    tasks = ExecutorTasks(spark) if args.cluster else None
+    print("Spark engine:")
+
+    def spark_phase(label: str, action: Callable[[], Any]) -> Any:
+        value = phase(label, action, results)
+        if tasks is not None:
+            print(f"    tasks per executor: {tasks.since_last()}", flush=True)
+        return value
+
+    raw_count = spark_phase("raw: spark.read.parquet(...).count()", lambda: spark.read.parquet(str(base_dir)).count())
+    spark_phase(
+        "bulk_insert",
+        lambda: hudi_spark.write(
+            spark.read.parquet(str(base_dir)), spark_table, options(args.table_type, "bulk_insert")
+        ),
+    )
+    upsert = spark_phase(
+        "upsert 1%",
+        lambda: hudi_spark.write(spark.read.parquet(str(update_dir)), spark_table, options(args.table_type, "upsert")),
+    )
+    spark_upsert = results[-1][1]
+    count = spark_phase("count (snapshot)", lambda: spark.read.format("hudi").load(spark_table).count())
+    assert count == raw_count == args.rows, (count, raw_count)
+    print(f"  upsert: {upsert.updates:,} updates, {upsert.inserts:,} inserts, {upsert.files_written} files written")
+    if args.table_type == "MERGE_ON_READ":
+        compacted = spark_phase("compaction", lambda: hudi_spark.compact(spark, spark_table))
+        print(f"  compaction: {describe(compacted)}")
+    clustered = spark_phase("clustering", lambda: hudi_spark.cluster(spark, spark_table, CLUSTER_ALL))
+    print(f"  clustering: {describe(clustered)}")
+    rewritten = [
+        f"{s.partition_path}/{s.prev_base_file}"
+        for s in upsert.write_stats
+        if s.prev_base_file and s.path.endswith(".parquet")
+    ]
+    if rewritten:
+        raw = raw_rewrite_seconds(Path(spark_table), rewritten)
+        print(
+            f"  raw: pyarrow re-reading and rewriting the {len(rewritten)} base files: {raw:.1f} s "
+            f"(Spark upsert = {spark_upsert / raw:.2f}x)"
+        )
+    spark_bulk = results[1][1]
+    spark.stop()
+    SPARK_RUNNING[0] = False
+
+    if not args.skip_arrow:
+        print("Arrow engine (in process):")
+        arrow_table = str(root / "arrow_table")
+        base = pq.read_table(base_dir)
+        batch = pq.read_table(update_dir)
+        created = HudiTable.create(arrow_table, base.schema, "trips", ["uuid"], ["city"], ["ts"], args.table_type)
+        phase("bulk_insert", lambda: created.bulk_insert(base), results)
+        arrow_bulk = results[-1][1]
+        phase("upsert 1%", lambda: HudiTable(arrow_table).upsert(batch), results)
+        arrow_upsert = results[-1][1]
+        arrow_count = phase("count (snapshot)", lambda: HudiTable(arrow_table).read(columns=["uuid"]).num_rows, results)
+        assert arrow_count == args.rows
+        if args.table_type == "MERGE_ON_READ":
+            phase("compaction", lambda: HudiTable(arrow_table).compact(), results)
+        phase("clustering", lambda: HudiTable(arrow_table).cluster(options=CLUSTER_ALL), results)
+        raw_bulk = raw_bulk_seconds(base_dir, root / "raw_bulk")
+        print(f"  raw: pyarrow reading the source and writing it as zstd Parquet: {raw_bulk:.1f} s")
+        print(
+            f"Spark bulk_insert / raw: {spark_bulk / raw_bulk:.2f}x, "
+            f"Arrow bulk_insert / raw: {arrow_bulk / raw_bulk:.2f}x"
+        )
+        print(f"Spark bulk_insert / Arrow bulk_insert: {spark_bulk / arrow_bulk:.2f}x")
+        print(f"Spark upsert / Arrow upsert: {spark_upsert / arrow_upsert:.2f}x")
+    total = sum(seconds for _, seconds, _ in results)
+    print(f"total measured: {total / 60:.1f} min")
+
+
+def describe(result: Any) -> str:
+    """What a service did, briefly."""
+    if result is None:
+        return "nothing to do"
+    return ", ".join(f"{name} {count:,}" for name, count in sorted(result.counts.items())) or "done"
+
+
+class ExecutorTasks:
+    """Tasks each executor of a cluster session ran, from Spark's REST API, phase by phase."""
+
+    def __init__(self, spark: Any) -> None:
+        self._spark = spark
+        self._seen: dict[str, int] = self._totals()
+
+    def _totals(self) -> dict[str, int]:
+        from tests.spark.standalone_cluster import executors_of  # noqa: PLC0415 - bench tooling
+
+        return {e["id"]: int(e["totalTasks"]) for e in executors_of(self._spark) if e["id"] != "driver"}
+
+    def since_last(self) -> dict[str, int]:
+        totals = self._totals()
+        ran = {executor: count - self._seen.get(executor, 0) for executor, count in totals.items()}
+        self._seen = totals
+        return ran
 
 
 if __name__ == "__main__":

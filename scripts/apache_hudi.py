@@ -116,6 +116,18 @@ class ApacheHudi:
         """Writes the rows of Parquet `source` (a file or a folder of files) as they are, without a copy."""
         self._request({"op": "write", "path": str(path), "input": str(source), "options": dict(options), "mode": mode})
 
+    def write_stream(self, path: Path | str, source: Path, options: Mapping[str, str], checkpoint: Path) -> list[int]:
+        """Streams the Parquet files of folder `source` into `path` through Hudi's streaming sink, one
+        micro-batch per file, with Spark's checkpoint in `checkpoint`; the batch ids it ran."""
+        request = {
+            "op": "write_stream",
+            "path": str(path),
+            "input": str(source),
+            "options": dict(options),
+            "checkpoint": str(checkpoint),
+        }
+        return [int(b) for b in self._request(request)["batches"]]
+
     def write_concurrently(
         self, path: Path | str, batches: Sequence[tuple[pa.Table, Mapping[str, str]]], start_each_after: str
     ) -> None:

@@ -14,6 +14,9 @@ request per stdin line with one JSON answer per stdout line, in order:
     {"op": "concurrent_writes", "writes": [WRITE, ...], "start_each_after": GLOB}
                                      (one thread each; the next starts once a new GLOB file appears)
     {"op": "sql", "text": "CALL ...", "output": DIR}             -> {"output": DIR or null}
+    {"op": "write_stream", "path": P, "input": DIR, "options": {...}, "checkpoint": DIR}
+                                     (Hudi's streaming sink: one micro-batch per Parquet file of DIR,
+                                      all available files, then the query stops)
     {"op": "stop"}
 
 Every answer holds ``ok`` and ``seconds``; a failed request answers ``ok: false`` with the Java
@@ -98,6 +101,15 @@ class Driver:
         writer.mode(request.get("mode", "append")).save(request["path"])
         return {}
 
+    def write_stream(self, request: dict[str, Any]) -> dict[str, Any]:
+        schema = self.spark.read.parquet(request["input"]).schema
+        stream = self.spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(request["input"])
+        writer = stream.writeStream.format("hudi").options(**request.get("options", {}))
+        writer = writer.option("checkpointLocation", request["checkpoint"]).trigger(availableNow=True)
+        query = writer.start(request["path"])
+        query.awaitTermination()
+        return {"batches": [p["batchId"] for p in query.recentProgress]}
+
     def concurrent_writes(self, request: dict[str, Any]) -> dict[str, Any]:
         """Concurrent writers in this one Spark session, one thread each (Spark runs their jobs side
         by side). Each next writer starts once a file matching `start_each_after` appears that was not
@@ -152,6 +164,7 @@ def serve(driver: Driver, requests: TextIO, answers: TextIO) -> None:
     handlers = {
         "write": driver.write,
         "concurrent_writes": driver.concurrent_writes,
+        "write_stream": driver.write_stream,
         "read": driver.read,
         "scan": driver.scan,
         "sql": driver.sql,

@@ -69,6 +69,7 @@ class ConfigOption(Generic[T]):
 
 _REGISTRY: dict[str, ConfigOption[Any]] = {}
 _IGNORED_PREFIXES: dict[str, str] = {}
+_PASS_THROUGH: list[ConfigOption[str]] = []
 _RELATIONS: list[Callable[[HudiConfigs], None]] = []
 _warned: set[str] = set()
 _warn_lock = threading.Lock()
@@ -108,6 +109,27 @@ def ignore_prefix(prefix: str, reason: str) -> None:
     _IGNORED_PREFIXES[prefix] = reason
 
 
+def pass_through(option: ConfigOption[str]) -> ConfigOption[str]:
+    """Declares `option`'s value a key prefix: keys under it are the caller's own (commit metadata,
+    for `hoodie.datasource.write.commitmeta.key.prefix`), accepted without a declaration."""
+    _PASS_THROUGH.append(option)
+    return option
+
+
+def pass_through_keys(options: Mapping[str, str]) -> dict[str, str]:
+    """The options under a pass-through prefix (see `pass_through`), as given."""
+    configs = HudiConfigs(options)
+    prefixes = tuple(configs.value(option) for option in _PASS_THROUGH)
+    return {k: v for k, v in options.items() if k not in _REGISTRY and k.startswith(prefixes)}
+
+
+def with_declared_case(options: Mapping[str, str]) -> dict[str, str]:
+    """`options` with each key spelled as declared (Spark hands a data source its keys lower-cased,
+    and some Hudi keys are not: `hoodie.datasource.streaming.startOffset`)."""
+    declared = {key.lower(): key for key in _REGISTRY}
+    return {key if key in _REGISTRY else declared.get(key.lower(), key): value for key, value in options.items()}
+
+
 def registered_options() -> dict[str, ConfigOption[Any]]:
     """All registered options by key (aliases included)."""
     return dict(_REGISTRY)
@@ -135,10 +157,13 @@ def validate_options(options: Mapping[str, str]) -> None:
     options warn once; unsupported and unknown keys raise HudiConfigError (an unknown key names
     the closest known one).
     """
+    passed_through = pass_through_keys(options)
     for key, raw in options.items():
         if not isinstance(raw, str):
             raise HudiConfigError(f"option {key} must be given as a string, got {type(raw).__name__}")
         spec = _REGISTRY.get(key)
+        if key in passed_through:
+            continue
         if spec is None:
             prefix = next((p for p in _IGNORED_PREFIXES if key.startswith(p)), None)
             if prefix is not None:

@@ -65,7 +65,7 @@ _SIZING: Final = "file or block sizing hint; no effect on the data's contents"
 _SPARK: Final = "Spark engine setting (caching, storage levels, file index); no effect here"
 _SPARK_PARQUET: Final = "Spark Parquet writer setting; standard Parquet is always written"
 _SQL: Final = "Spark SQL-only behaviour; no effect outside Spark SQL"
-_STREAMING: Final = "Spark structured-streaming setting; reads and writes here are batch"
+_STREAMING: Final = "Spark structured-streaming tuning of the Java sink and source; no effect on the data here"
 _ROW_WRITER: Final = "Spark row-writer switch; no effect here"
 _SYNC: Final = "metastore/catalog sync (Hive, Glue, BigQuery, DataHub) is out of scope; sync separately"
 _AWS: Final = "AWS credentials and endpoints of sync and lock providers; not used"
@@ -187,7 +187,7 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.datasource.read.table.valued.function.filesystem.relation.subpath", "", _U, _TVF),
     ("hoodie.datasource.read.table.valued.function.timeline.relation", "false", _U, _TVF),
     ("hoodie.datasource.read.table.valued.function.timeline.relation.archived", "false", _U, _TVF),
-    ("hoodie.datasource.streaming.startOffset", "earliest", _I, _STREAMING),
+    ("hoodie.datasource.streaming.startOffset", "earliest", _D, _DECLARED),
     ("hoodie.enable.data.skipping", "true", _I, _PERF),
     ("hoodie.file.index.enable", "true", _I, _SPARK),
     ("hoodie.read.timeline.holes.resolution.policy", "FAIL", _U, _LATER_DATA),
@@ -240,7 +240,7 @@ _DOCUMENTED: Final[tuple[CatalogEntry, ...]] = (
     ("hoodie.datasource.hive_sync.username", "hive", _I, _SYNC),
     ("hoodie.datasource.insert.dup.policy", "none", _D, _DECLARED),
     ("hoodie.datasource.meta_sync.condition.sync", "false", _I, _SYNC),
-    ("hoodie.datasource.write.commitmeta.key.prefix", "_", _U, _LATER_DATA),
+    ("hoodie.datasource.write.commitmeta.key.prefix", "_", _D, _DECLARED),
     ("hoodie.datasource.write.insert.drop.duplicates", "false", _U, _LATER_DATA),
     # Write Configurations print (N/A) for the same key.
     ("hoodie.datasource.write.keygenerator.class", "org.apache.hudi.keygen.SimpleKeyGenerator", _D, _DECLARED),

@@ -21,12 +21,6 @@ class IncrementalFormat(enum.Enum):
 class HudiReadConfig:
     """Options a reader accepts in `HudiTable.read(options=...)` and `spark.read.format("hudi")`."""
 
-    SPLIT_BYTES = option(
-        "hoodie.spark.read.split.bytes",
-        int_at_least(1),
-        128 * 1024 * 1024,
-        "Spark engine: about how many bytes of file slices one read task takes (small slices are grouped).",
-    )
     QUERY_TYPE = option(
         "hoodie.datasource.query.type",
         enum_parser(QueryType),
@@ -78,4 +72,22 @@ class HudiReadConfig:
         None,
         "Path globs for incremental reads are not implemented; use filters on partition columns.",
         status=OptionStatus.UNSUPPORTED,
+    )
+    STREAMING_START_OFFSET = option(
+        "hoodie.datasource.streaming.startOffset",
+        parse_str,
+        "earliest",
+        "Where a new streaming read starts: earliest, latest, or after a completion time (instant time on v6).",
+    )
+    STREAMING_MAX_COMMITS = option(
+        "hoodie.datasource.streaming.max.commits.per.trigger",
+        int_at_least(1),
+        None,
+        "Streaming reads: at most this many commits per micro-batch (default: all available).",
+    )
+    STREAMING_MAX_ROWS = option(
+        "hoodie.datasource.streaming.max.rows.per.trigger",
+        int_at_least(1),
+        None,
+        "Streaming reads: whole commits up to about this many changed rows per micro-batch (at least one commit).",
     )

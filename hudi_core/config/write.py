@@ -22,6 +22,7 @@ from hudi_core.config import (
     parse_bool,
     parse_list,
     parse_str,
+    pass_through,
 )
 from hudi_core.config.table import (
     KEY_GENERATOR_CLASSES,
@@ -31,6 +32,13 @@ from hudi_core.config.table import (
     TableType,
     parse_table_type,
 )
+
+
+def _non_empty(raw: str) -> str:
+    if not raw:
+        raise ValueError("must not be empty (every option would go into the commit metadata)")
+    return raw
+
 
 CONSISTENT_HASHING: Final = "CONSISTENT_HASHING"  # the bucket index engine of hash rings
 
@@ -248,6 +256,15 @@ class HudiWriteConfig:
         parse_bool,
         True,
         "The first write to a version-6 table upgrades it to version 8 (false: the write is refused).",
+    )
+    COMMIT_METADATA_KEY_PREFIX = pass_through(
+        option(
+            "hoodie.datasource.write.commitmeta.key.prefix",
+            _non_empty,
+            "_",
+            "Options whose keys begin with this prefix are stored in the commit's extraMetadata as given "
+            "(Apache Hudi's streaming sink records its batch id so, under _hudi_streaming_sink_checkpoint).",
+        )
     )
     CHECKPOINT_IDENTIFIER = option(
         "hoodie.datasource.write.streaming.checkpoint.identifier",

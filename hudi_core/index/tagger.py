@@ -21,16 +21,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.config.write import HudiIndexConfig
-from hudi_core.errors import HudiConfigError, TimelineChangedError
+from hudi_core.errors import HudiConfigError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 from hudi_core.file_group.base_file.parquet import open_parquet, read_parquet
 from hudi_core.index.bucket import bucket_layout, bucket_targets
+from hudi_core.index.record_index import RecordIndexLookup
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.metadata.keys import bloom_filter_key
 from hudi_core.metadata.partitions import MetadataPartition
 from hudi_core.metadata.reader import KeyFilter
-from hudi_core.metadata.record_index import epoch_ms, location_of, written_at
 from hudi_core.parallel import ordered_map
 from hudi_core.schema.meta_fields import RECORD_KEY
 from hudi_core.storage import Storage
@@ -102,16 +102,24 @@ def stored_keys(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec) ->
     return stored.combine_chunks() if isinstance(stored, pa.ChunkedArray) else stored
 
 
-def _bloom_candidates(
+def footer_key_range(storage: Storage, file_slice: FileSlice) -> tuple[str | None, str | None]:
+    """The (min, max) record keys a base file's footer records (None where it records none)."""
+    assert file_slice.base_file_path is not None
+    footer = open_parquet(storage, file_slice.base_file_path).metadata.metadata or {}
+    low, high = footer.get(b"hoodie_min_record_key"), footer.get(b"hoodie_max_record_key")
+    return (low.decode() if low is not None else None, high.decode() if high is not None else None)
+
+
+def bloom_candidates(
     storage: Storage, file_slice: FileSlice, incoming: pa.Array, prune_by_ranges: bool, stored: BloomFilter | None
-) -> bool:
-    """Whether any incoming key may be in this base file, by its footer range and bloom filter.
+) -> pa.Array:
+    """The incoming keys that may be in this base file, by its footer key range and bloom filter.
 
     `stored` is the file's filter from the metadata table's `bloom_filters`: no footer is read then.
     """
     assert file_slice.base_file_path is not None
     if stored is not None:
-        return len(incoming) > 0 and bool(stored.might_contain(incoming).any())
+        return incoming.filter(pa.array(stored.might_contain(incoming))) if len(incoming) else incoming
     footer = open_parquet(storage, file_slice.base_file_path).metadata.metadata or {}
     candidates = incoming
     low, high = footer.get(b"hoodie_min_record_key"), footer.get(b"hoodie_max_record_key")
@@ -120,10 +128,17 @@ def _bloom_candidates(
         candidates = candidates.filter(in_range)
     serialized = footer.get(b"org.apache.hudi.bloomfilter")
     if serialized is None or len(candidates) == 0:
-        return len(candidates) > 0
+        return candidates
     filter_type = footer.get(b"hoodie_bloom_filter_type_code", b"SIMPLE").decode()
     bloom = BloomFilter.deserialize(serialized.decode(), filter_type)
-    return bool(bloom.might_contain(candidates).any())
+    return candidates.filter(pa.array(bloom.might_contain(candidates)))
+
+
+def keys_found(storage: Storage, file_slice: FileSlice, keys: RecordKeySpec, wanted: pa.Array) -> pa.Array:
+    """The distinct `wanted` keys the slice's base file holds."""
+    distinct = pc.unique(wanted)
+    stored = stored_keys(storage, file_slice, keys)
+    return pc.unique(stored.filter(pc.is_in(stored, value_set=distinct)))
 
 
 def tag(
@@ -155,8 +170,14 @@ def tag(
         files = [
             s
             for s in files
-            if _bloom_candidates(
-                storage, s, by_partition[s.partition_path], index.prune_by_ranges, stored.get(s.base_file_path or "")
+            if len(
+                bloom_candidates(
+                    storage,
+                    s,
+                    by_partition[s.partition_path],
+                    index.prune_by_ranges,
+                    stored.get(s.base_file_path or ""),
+                )
             )
         ]
     # Each file is matched against the incoming keys that could be in it (its partition's, or all
@@ -244,43 +265,15 @@ def tag_buckets(
 def tag_by_record_index(
     storage: Storage, incoming_keys: pa.Array, slices: Mapping[str, Sequence[FileSlice]], timeline: Timeline
 ) -> Tags | None:
-    """Locations from the metadata table's `record_index`: one key lookup per record, no data file read.
-
-    A location whose file group is no longer live (replaced by insert_overwrite) counts as new.
-    Returns None when the table has no published record index yet.
-
-    Raises:
-        TimelineChangedError: the index places a key in a file group that an instant completed
-            after `timeline` wrote (a metadata compaction since the snapshot folded that instant
-            in); the writer plans again on a fresh snapshot instead of storing the key twice.
-    """
-    reader = metadata_index_reader(storage, MetadataPartition.RECORD_INDEX, timeline)
-    if reader is None:
+    """Locations from the metadata table's `record_index` (`RecordIndexLookup`): no data file is
+    read, and of the index only the shards the keys fall in. None when the table has no published
+    record index yet."""
+    lookup = RecordIndexLookup.of(storage, slices, timeline)
+    if lookup is None:
         return None
     keys = incoming_keys.combine_chunks() if isinstance(incoming_keys, pa.ChunkedArray) else incoming_keys
-    found = reader.records(MetadataPartition.RECORD_INDEX, KeyFilter(keys=frozenset(keys.to_pylist())))
-    live = {(p, s.file_id) for p, group in slices.items() for s in group}
-    seen = {epoch_ms(i.requested_time) for i in timeline.completed()}
-    first_active = timeline.first_active_write()
-    oldest_seen = epoch_ms(first_active) if first_active is not None else None
-    file_ids: list[str | None] = []
-    partitions: list[str | None] = []
-    for key in keys.to_pylist():
-        record = found.get(key)
-        location = location_of(record) if record is not None else None
-        if location is None or location not in live:
-            written = written_at(record) if record is not None else None
-            if written is not None and written not in seen and (oldest_seen is None or written >= oldest_seen):
-                raise TimelineChangedError(
-                    f"the record index places key {key!r} in file group {location}, written by an instant "
-                    "completed after this write's snapshot"
-                )
-            file_ids.append(None)
-            partitions.append(None)
-        else:
-            partitions.append(location[0])
-            file_ids.append(location[1])
-    return Tags(pa.array(file_ids, pa.string()), pa.array(partitions, pa.string()))
+    file_ids, partitions = lookup.locate(keys)
+    return Tags(file_ids, partitions)
 
 
 def metadata_bloom_filters(storage: Storage, files: Sequence[FileSlice], timeline: Timeline) -> dict[str, BloomFilter]:

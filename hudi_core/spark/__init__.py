@@ -8,6 +8,8 @@ Example::
     df = spark.read.format("hudi").load("/data/trips")
     nyc = hudi_spark.read(spark, "/data/trips", filters=[("city", "=", "nyc")])   # pruned
     hudi_spark.write(updates, "/data/trips", {"hoodie.datasource.write.operation": "upsert"})
+    changes = spark.readStream.format("hudi").load("/data/trips")        # commits as a stream
+    hudi_spark.write_stream(changes, "/data/trips_copy", options, checkpoint_location="/chk/copy")
 
 `spark.read.format("hudi")` reads every partition and file a query's snapshot holds and lets Spark
 filter the rows: it does not prune by the filters Spark pushes, because PySpark (4.x, at least up to
@@ -39,6 +41,8 @@ from hudi_core.hudi_table import Filters
 from hudi_core.spark.datasource import HudiDataSource
 from hudi_core.spark.planned_read import planned_frame
 from hudi_core.spark.services import clean, cluster, compact, log_compact, spark_runner
+from hudi_core.spark.splits import SplitSizing
+from hudi_core.spark.stream_write import write_stream
 from hudi_core.spark.write import write
 from hudi_core.write.client import WriteResult
 
@@ -54,6 +58,7 @@ __all__ = [
     "session",
     "spark_runner",
     "write",
+    "write_stream",
 ]
 
 
@@ -86,9 +91,13 @@ def register(spark: SparkSession) -> None:
     """Registers the `hudi` data source: `spark.read.format("hudi")`, `df.write.format("hudi")`.
 
     The source works with Python data source filter pushdown on or off
-    (`spark.sql.python.filterPushdown.enabled`): it takes no pushed filters.
+    (`spark.sql.python.filterPushdown.enabled`): it takes no pushed filters. Its reads size tasks
+    by the session's `spark.sql.files.maxPartitionBytes` and `openCostInBytes` as they are now (a
+    data source plans without a session; register again after changing them, or set them as
+    options of one read).
     """
-    spark.dataSource.register(HudiDataSource)
+    sized = type("HudiDataSource", (HudiDataSource,), {"session_sizing": SplitSizing.of_session(spark)})
+    spark.dataSource.register(sized)
 
 
 def read(

@@ -1,7 +1,8 @@
 """The `hudi` PySpark data source: `spark.read.format("hudi").option(...).load(path)`.
 
-Reads plan on the driver with the same planner as the Arrow engine (`ReadPlanner`): one Spark
-input partition per file slice, small slices grouped up to `hoodie.spark.read.split.bytes`. Each task
+Reads plan on the driver with the same planner as the Arrow engine (`ReadPlanner`): file slices
+grouped into Spark input partitions as Spark sizes file reads (`spark.sql.files.maxPartitionBytes`
+and `openCostInBytes`: the values the session had when `register` ran, or set on the read itself). Each task
 reads its slices with the shared file-group reader (merging Merge-on-Read logs) and yields Arrow
 batches in exactly the declared schema. CDC queries (`hoodie.datasource.query.incremental.format=cdc`)
 read one commit's changes per task.
@@ -17,25 +18,40 @@ planned on the driver for one call by `hudi_core.spark.read(spark, path, filters
 `spark.sql.python.filterPushdown.enabled` says (PySpark refuses a reader that defines it when
 pushdown is off).
 
-Writes through `df.write.format("hudi")` are in `hudi_core.spark.source_writer`.
+Writes through `df.write.format("hudi")` are in `hudi_core.spark.source_writer`; streaming reads
+(`spark.readStream.format("hudi")`) in `hudi_core.spark.stream_read`; streaming writes in
+`hudi_core.spark.stream_write`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from functools import partial
 
 import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceWriter, InputPartition
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    DataSourceStreamWriter,
+    DataSourceWriter,
+    InputPartition,
+)
 from pyspark.sql.types import StructType
 
-from hudi_core.engine.arrow import iter_plan
-from hudi_core.engine.spark.types import arrow_schema, batches_for_spark, spark_schema
+from hudi_core.engine.spark.types import arrow_schema, spark_schema
 from hudi_core.errors import HudiConfigError
 from hudi_core.hudi_table import HudiTable
 from hudi_core.spark.source_writer import HudiSourceWriter
-from hudi_core.spark.splits import SliceSplit, hudi_read_options, plan_splits, read_split, split_bytes
-from hudi_core.table.cdc import CdcReader
+from hudi_core.spark.splits import (
+    CommitSplit,
+    SplitSizing,
+    cdc_reader,
+    hudi_read_options,
+    plan_splits,
+    read_partition,
+)
+from hudi_core.spark.stream_read import HudiStreamReader
+from hudi_core.spark.stream_write import HudiStreamSinkWriter
 from hudi_core.table.read_planner import ReadPlanner
 
 
@@ -52,14 +68,14 @@ def read_planner(path: str) -> ReadPlanner:
     return HudiTable(path).planner
 
 
-def cdc_reader(planner: ReadPlanner) -> CdcReader:
-    """A change-feed reader over the table as it is now, reading slices with the Arrow engine
-    (inside the Spark task that computes one commit's changes)."""
-    return planner.cdc_reader(partial(iter_plan, planner.storage))
-
-
 class HudiDataSource(DataSource):
-    """Apache Hudi tables (v6, v8, v9) for Spark, read with hudi_core's planner and file-group reader."""
+    """Apache Hudi tables (v6, v8, v9) for Spark, read with hudi_core's planner and file-group reader.
+
+    A data source plans in a Python worker that has no SparkSession, so `register` registers a
+    subclass carrying the session's split sizing (`session_sizing`).
+    """
+
+    session_sizing = SplitSizing()
 
     @classmethod
     def name(cls) -> str:
@@ -73,26 +89,26 @@ class HudiDataSource(DataSource):
         return spark_schema(planner.plan(options=options).output_schema)
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return HudiReader(dict(self.options), schema)
+        return HudiReader(dict(self.options), schema, self.session_sizing.with_options(self.options))
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
         return HudiSourceWriter(dict(self.options), schema, overwrite)
 
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:  # noqa: N802 - PySpark's name
+        path, options = hudi_options(self.options)
+        return HudiStreamReader(path, options, arrow_schema(schema), self.session_sizing.with_options(self.options))
 
-class CommitSplit(InputPartition):
-    """One commit whose change rows one task computes."""
-
-    def __init__(self, requested_time: str) -> None:
-        super().__init__(requested_time)
-        self.requested_time = requested_time
+    def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:  # noqa: N802 - PySpark's name
+        return HudiStreamSinkWriter()
 
 
 class HudiReader(DataSourceReader):
     """Reads the whole query, whatever its filters (see the module docstring)."""
 
-    def __init__(self, options: dict[str, str], schema: StructType) -> None:
+    def __init__(self, options: dict[str, str], schema: StructType, sizing: SplitSizing) -> None:
         self._options = options
         self._schema = arrow_schema(schema)
+        self._sizing = sizing
 
     def partitions(self) -> Sequence[InputPartition]:
         path, options = hudi_options(self._options)
@@ -100,15 +116,8 @@ class HudiReader(DataSourceReader):
         if planner.is_cdc_query(options):
             start, end = planner.cdc_window(options)
             return [CommitSplit(c.requested_time) for c in cdc_reader(planner).commits(start, end)]
-        return plan_splits(planner.plan(options=options), split_bytes(self._options))
+        return plan_splits(planner.plan(options=options), self._sizing)
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         path, _ = hudi_options(self._options)
-        if isinstance(partition, SliceSplit):
-            yield from read_split(path, partition, self._schema)
-        elif isinstance(partition, CommitSplit):
-            reader = cdc_reader(read_planner(path))
-            commit = reader.timeline.find(partition.requested_time)
-            if commit is not None:
-                yield from batches_for_spark(reader.read_commit(commit, "json"), self._schema)
-        # any other partition: an empty plan, for which Spark still runs one task
+        yield from read_partition(path, partition, self._schema)

@@ -17,14 +17,14 @@ from functools import partial
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.types import BinaryType, StructField, StructType
+from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from hudi_core.engine.spark.types import arrow_schema, spark_schema
 from hudi_core.errors import HudiConfigError
 from hudi_core.hudi_table import Filters, HudiTable
-from hudi_core.spark.splits import hudi_read_options, plan_splits, read_split, split_bytes
+from hudi_core.spark.splits import SplitSizing, hudi_read_options, plan_splits, read_split
 
-_SPLITS = StructType([StructField("split", BinaryType(), False)])
+_SPLITS = StructType([StructField("split", BinaryType(), False), StructField("number", LongType(), False)])
 
 
 def planned_frame(
@@ -41,10 +41,12 @@ def planned_frame(
         raise HudiConfigError("a CDC query returns whole change rows: filters and columns do not apply")
     plan = planner.plan(columns=columns, filters=filters, options=read_options)
     schema = spark_schema(plan.output_schema)
-    splits = [(pickle.dumps(split),) for split in plan_splits(plan, split_bytes(options))]
-    return spark.createDataFrame(splits, _SPLITS).mapInArrow(
-        partial(read_pickled_splits, path, arrow_schema(schema)), schema
-    )
+    sizing = SplitSizing.of_session(spark).with_options(options)
+    splits = [(pickle.dumps(split), number) for number, split in enumerate(plan_splits(plan, sizing))]
+    frame = spark.createDataFrame(splits, _SPLITS)
+    if len(splits) > 1:  # one task per split, as planned (a local list spreads over default parallelism)
+        frame = frame.repartitionByRange(len(splits), "number")
+    return frame.mapInArrow(partial(read_pickled_splits, path, arrow_schema(schema)), schema)
 
 
 def read_pickled_splits(path: str, schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -19,7 +19,7 @@ from typing import TypeVar
 import pyarrow as pa
 from pyspark.sql import SparkSession
 
-from hudi_core.engine.spark.jobs import collect_ending_tasks_on_failure
+from hudi_core.engine.spark.jobs import collect_ending_tasks_on_failure, missing_package
 from hudi_core.hudi_table import HudiTable
 from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_core.parallel import TaskRunner
@@ -48,7 +48,13 @@ def spark_runner(spark: SparkSession, description: str = "hudi table service") -
                     {"task": pa.array(numbers, pa.int32()), "result": pa.array(results, pa.binary())}
                 )
 
-        rows = collect_ending_tasks_on_failure(frame.mapInArrow(execute, _RESULTS_SCHEMA), description)
+        try:
+            rows = collect_ending_tasks_on_failure(frame.mapInArrow(execute, _RESULTS_SCHEMA), description)
+        except Exception as e:
+            not_installed = missing_package(e)
+            if not_installed is not None:
+                raise not_installed from e
+            raise
         by_task = {int(row["task"]): row["result"] for row in rows}
         missing = [number for number in range(len(tasks)) if number not in by_task]
         if missing:

@@ -6,8 +6,9 @@ No data row reaches the driver:
 
 1. executors validate and key each Arrow batch (`prepare_batch`, as the Arrow engine does);
    de-duplication by key shuffles rows of one key into one task;
-2. the index is a join: the keys stored in the candidate base files (read by executors) joined
-   with the incoming keys -- on (partition, key), or key alone for global indexes; bucket indexes
+2. the index: the record index is read by executors, each task the index shards its keys fall
+   in; otherwise the keys stored in the candidate base files (read by executors) are joined with
+   the incoming keys -- on (partition, key), or key alone for global indexes; bucket indexes
    compute their file groups per batch;
 3. executors route each batch (`route`: updates to their file group, partition moves, deletes of
    unknown keys dropped); the driver collects only counts per partition and gives the inserts
@@ -30,13 +31,13 @@ from pyspark import StorageLevel
 from pyspark.errors import PythonException
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as sf
-from pyspark.sql.types import BooleanType, StringType, StructField, StructType
+from pyspark.sql.types import BooleanType, IntegerType, StringType, StructField, StructType
 
 from hudi_core import errors
 from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.table import TableConfig
 from hudi_core.config.write import HudiWriteConfig, InsertDupPolicy
-from hudi_core.engine.spark.jobs import collect_ending_tasks_on_failure
+from hudi_core.engine.spark.jobs import collect_ending_tasks_on_failure, missing_package
 from hudi_core.engine.spark.tasks import task_identity
 from hudi_core.engine.spark.types import arrow_schema, spark_schema
 from hudi_core.errors import DuplicateKeyError, HudiError
@@ -49,7 +50,9 @@ from hudi_core.index.partition_moves import (
     partition_moves,
     plan_stored_ordering,
 )
-from hudi_core.index.tagger import IndexSpec, Tags, stored_keys
+from hudi_core.index.record_index import RecordIndexLookup
+from hudi_core.index.tagger import IndexSpec, Tags, bloom_candidates, footer_key_range, keys_found, stored_keys
+from hudi_core.keygen import RecordKeySpec
 from hudi_core.lifecycle.pending import PendingServices
 from hudi_core.merge.dedup import last_per_key
 from hudi_core.services.base import ServiceContext
@@ -82,6 +85,9 @@ from hudi_core.write.prepare import DELETED, KEY, PARTITION, TAGGED, prepare_bat
 TAG_KEY = "__hudi_tag_key"
 TAG_PARTITION = "__hudi_tag_partition"
 TAG_FILE = "__hudi_tag_file"
+SHARD = "__hudi_index_shard"
+FILES_SCHEMA = StructType([StructField(n, StringType()) for n in ("p", "f", "b")])
+RANGES_SCHEMA = StructType([StructField(n, StringType()) for n in ("p", "f", "b", "lo", "hi")])
 ROW = "__hudi_row"
 GROUP = "__hudi_group"
 STATS_SCHEMA = StructType([StructField("stat", StringType(), False)])
@@ -123,6 +129,9 @@ def _translated(action: Callable[[], WriteResult]) -> WriteResult:
     try:
         return action()
     except PythonException as e:
+        missing = missing_package(e)
+        if missing is not None:
+            raise missing from e
         message = str(e)
         for name in dir(errors):
             kind = getattr(errors, name)
@@ -309,6 +318,11 @@ class _SparkWrite:
         """The prepared rows with the file group and partition that hold their key (nulls when new)."""
         if index.index_type == "BUCKET":
             return self._tag_buckets(prepared, slices, index, timeline, written, fresh=False)
+        if index.index_type == "RECORD_INDEX":
+            lookup = RecordIndexLookup.of(self.storage, slices, timeline)
+            if lookup is not None:
+                return self._tag_by_record_index(prepared, lookup)
+            # the record index is built by this write's commit: until then keys are joined with files
         files = [(s.partition_path, s.file_id, s.base_file) for group in slices.values() for s in group if s.base_file]
         if not files:
             return prepared.withColumn(TAG_FILE, sf.lit(None).cast(StringType())).withColumn(
@@ -334,13 +348,13 @@ class _SparkWrite:
                         names=[TAG_KEY, TAG_PARTITION, TAG_FILE],
                     )
 
-        file_frame = self.spark.createDataFrame(
-            files,
-            StructType(
-                [StructField("p", StringType()), StructField("f", StringType()), StructField("b", StringType())]
-            ),
-        ).repartition(min(len(files), self._parallelism() * 4))
-        stored = file_frame.mapInArrow(read_keys, stored_schema)
+        if index.index_type in ("BLOOM", "GLOBAL_BLOOM"):
+            stored = self._bloom_matches(prepared, files, index, key_spec, stored_schema)
+        else:
+            file_frame = self.spark.createDataFrame(files, FILES_SCHEMA).repartition(
+                min(len(files), self._parallelism() * 4)
+            )
+            stored = file_frame.mapInArrow(read_keys, stored_schema)
         if index.is_global:
             stored = stored.dropDuplicates([TAG_KEY])
             condition = prepared[KEY] == stored[TAG_KEY]
@@ -348,6 +362,90 @@ class _SparkWrite:
             stored = stored.dropDuplicates([TAG_KEY, TAG_PARTITION])
             condition = (prepared[KEY] == stored[TAG_KEY]) & (prepared[PARTITION] == stored[TAG_PARTITION])
         return prepared.join(stored, condition, "left").drop(TAG_KEY)
+
+    def _bloom_matches(
+        self,
+        prepared: DataFrame,
+        files: list[tuple[str, str, str]],
+        index: IndexSpec,
+        key_spec: RecordKeySpec,
+        stored_schema: StructType,
+    ) -> DataFrame:
+        """The incoming keys found in base files, as (key, partition, file), reading the keys of only
+        the files whose footer key range and bloom filter admit an incoming key (Hudi's BLOOM index).
+
+        Executors read the footers' key ranges (collected: two keys per file); each incoming key is
+        paired with the files of its partition (any partition, for GLOBAL_BLOOM) whose range holds it;
+        a task per file then checks its pairs against the file's bloom filter and reads the file's
+        keys only if some pass."""
+        storage_uri = self.storage.base_uri
+        by_ranges = index.prune_by_ranges
+
+        def read_ranges(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            storage = Storage(storage_uri)
+            for batch in batches:
+                rows = zip(*(batch.column(i).to_pylist() for i in range(3)), strict=True)
+                ranges = [
+                    footer_key_range(storage, FileSlice(p, f, "", b)) if by_ranges else (None, None) for p, f, b in rows
+                ]
+                yield pa.RecordBatch.from_arrays(
+                    [
+                        *batch.columns,
+                        pa.array([r[0] for r in ranges], pa.string()),
+                        pa.array([r[1] for r in ranges], pa.string()),
+                    ],
+                    names=["p", "f", "b", "lo", "hi"],
+                )
+
+        spread = min(len(files), self._parallelism() * 4)
+        file_frame = self.spark.createDataFrame(files, FILES_SCHEMA).repartition(spread)
+        ranges = self.spark.createDataFrame(file_frame.mapInArrow(read_ranges, RANGES_SCHEMA).collect(), RANGES_SCHEMA)
+        incoming = prepared.select(KEY, PARTITION).distinct()
+        in_range = sf.col("lo").isNull() | sf.col("hi").isNull() | incoming[KEY].between(sf.col("lo"), sf.col("hi"))
+        condition = in_range if index.is_global else (incoming[PARTITION] == sf.col("p")) & in_range
+        pairs = incoming.join(sf.broadcast(ranges), condition).select(KEY, "p", "f", "b")
+
+        def check(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            received = [b for b in batches if b.num_rows]
+            if not received:
+                return
+            storage = Storage(storage_uri)
+            table = pa.Table.from_batches(received)
+            for (partition, file_id, base_file), rows in _rows_by_file(table).items():
+                file_slice = FileSlice(partition, file_id, "", base_file)
+                wanted = table.column(KEY).take(pa.array(rows)).combine_chunks()
+                candidates = bloom_candidates(storage, file_slice, wanted, False, None)
+                if len(candidates):
+                    found = keys_found(storage, file_slice, key_spec, candidates)
+                    yield pa.RecordBatch.from_arrays(
+                        [found, pa.repeat(pa.scalar(partition), len(found)), pa.repeat(pa.scalar(file_id), len(found))],
+                        names=[TAG_KEY, TAG_PARTITION, TAG_FILE],
+                    )
+
+        return pairs.repartition(spread, "f").mapInArrow(check, stored_schema)
+
+    def _tag_by_record_index(self, prepared: DataFrame, lookup: RecordIndexLookup) -> DataFrame:
+        """Keys looked up in the record index by executors: the rows go to tasks by the index shard
+        their key falls in, and each task reads only its shards (no data file is read)."""
+        keyed_schema = StructType([*prepared.schema.fields, StructField(SHARD, IntegerType(), False)])
+        tag_fields = [StructField(TAG_FILE, StringType(), True), StructField(TAG_PARTITION, StringType(), True)]
+        out = StructType([*prepared.schema.fields, *tag_fields])
+
+        def with_shard(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                shards = pa.array(lookup.shard_of(batch.column(KEY)), pa.int32())
+                yield pa.RecordBatch.from_arrays([*batch.columns, shards], [*batch.schema.names, SHARD])
+
+        def locate(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            received = [b for b in batches if b.num_rows]
+            if not received:
+                return
+            table = pa.Table.from_batches(received).drop_columns([SHARD])
+            file_ids, partitions = lookup.locate(table.column(KEY).combine_chunks())
+            yield from table.append_column(TAG_FILE, file_ids).append_column(TAG_PARTITION, partitions).to_batches()
+
+        keyed = prepared.mapInArrow(with_shard, keyed_schema)
+        return keyed.repartition(len(lookup.shards), SHARD).mapInArrow(locate, out)
 
     def _tag_buckets(
         self,
@@ -535,3 +633,12 @@ class _SparkWrite:
             return [WriteStat.from_dict(json.loads(row.stat), "") for row in rows]
 
         return WritePlan(schema=schema, replaced=replaced, workload=workload, execute=execute)
+
+
+def _rows_by_file(table: pa.Table) -> dict[tuple[str, str, str], list[int]]:
+    """Row numbers of `table` per (partition, file id, base file)."""
+    rows: dict[tuple[str, str, str], list[int]] = {}
+    columns = (table.column("p").to_pylist(), table.column("f").to_pylist(), table.column("b").to_pylist())
+    for number, where in enumerate(zip(*columns, strict=True)):
+        rows.setdefault(where, []).append(number)
+    return rows

@@ -9,13 +9,18 @@ and writes with the new one processes every input exactly once, whatever crashed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from hudi_core.storage import Storage
 from hudi_core.table.state import TableState, archive_dir
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.archive import load_archived_instants
-from hudi_core.timeline.instant import DATA_ACTIONS
+from hudi_core.timeline.commit_metadata import CommitMetadata
+from hudi_core.timeline.instant import DATA_ACTIONS, Instant
+
+T = TypeVar("T")
 
 _DATA_ACTION_NAMES = frozenset(a.value for a in DATA_ACTIONS)
 
@@ -26,9 +31,20 @@ def latest_checkpoint(storage: Storage, state: TableState, identifier: str | Non
     Table services, cleans and writers without a checkpoint are skipped; when no active commit has
     one, the archived timeline is searched.
     """
+    return _latest_recorded(storage, state, lambda metadata: metadata.checkpoint(identifier))
+
+
+def latest_sink_batch(storage: Storage, state: TableState, identifier: str) -> int | None:
+    """The last micro-batch a Spark streaming sink writing as `identifier` committed (Apache Hudi's
+    sink and `hudi_core.spark.write_stream` record it alike), searched as `latest_checkpoint` does."""
+    return _latest_recorded(storage, state, lambda metadata: metadata.sink_batch(identifier))
+
+
+def _latest_recorded(storage: Storage, state: TableState, recorded: Callable[[CommitMetadata], T | None]) -> T | None:
+    """What `recorded` finds in the newest completed data commit holding it, archived ones included."""
     timeline = state.timeline
     for instant in sorted(timeline.completed_data_instants(), key=timeline.completion_order_key, reverse=True):
-        found = timeline.commit_metadata(instant).checkpoint(identifier)
+        found = recorded(timeline.commit_metadata(instant))
         if found is not None:
             return found
     if state.config.timeline_layout_version < 2:
@@ -37,7 +53,7 @@ def latest_checkpoint(storage: Storage, state: TableState, identifier: str | Non
     for archived in reversed(load_archived_instants(storage, history)):
         if archived.action not in _DATA_ACTION_NAMES:
             continue
-        found = archived.commit_metadata(storage.full_path(history)).checkpoint(identifier)
+        found = recorded(archived.commit_metadata(storage.full_path(history)))
         if found is not None:
             return found
     return None
@@ -62,11 +78,22 @@ class ChangeWindow:
 def change_window(timeline: Timeline, checkpoint: str | None) -> ChangeWindow | None:
     """The source's data commits (not table services) that completed after `checkpoint`.
 
-    On layout-1 timelines (ordered by instant time) the window stops before the earliest pending
-    instant: a commit that completes later would otherwise land behind the checkpoint and be missed.
-    None when there is nothing new.
+    None when there is nothing new (see `commits_after`).
     """
-    start = checkpoint or "earliest"
+    commits = commits_after(timeline, checkpoint)
+    if not commits:
+        return None
+    end = timeline.completion_order_key(commits[-1])
+    return ChangeWindow(checkpoint or "earliest", end, tuple(i.requested_time for i in commits))
+
+
+def commits_after(timeline: Timeline, checkpoint: str | None) -> list[Instant]:
+    """The active timeline's data commits (not table services) completed after `checkpoint`
+    (a completion time; None: all), in completion order.
+
+    On layout-1 timelines (ordered by instant time) the list stops before the earliest pending
+    instant: a commit that completes later would otherwise land behind the checkpoint and be missed.
+    """
     order = timeline.completion_order_key
     commits = [
         i
@@ -77,7 +104,4 @@ def change_window(timeline: Timeline, checkpoint: str | None) -> ChangeWindow | 
         pending = [i.requested_time for i in timeline.pending() if i.action.completed_action in DATA_ACTIONS]
         if pending:
             commits = [i for i in commits if i.requested_time < min(pending)]
-    if not commits:
-        return None
-    commits.sort(key=order)
-    return ChangeWindow(start, order(commits[-1]), tuple(i.requested_time for i in commits))
+    return sorted(commits, key=order)

@@ -6,6 +6,7 @@ records of layout 2 and the Jackson JSON of layout 1 map onto the same models.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,8 @@ from hudi_core.errors import FileFormatError
 # streaming's identifier key): see hudi_core.table.checkpoint.
 CHECKPOINT_KEY = "streamer.checkpoint.key.v2"
 CHECKPOINT_IDENTIFIER_KEY = HudiWriteConfig.CHECKPOINT_IDENTIFIER.key  # Hudi records the option's key
+# Where Spark streaming sinks record the last micro-batch they committed: {identifier: batch id}.
+SINK_CHECKPOINT_KEY = "_hudi_streaming_sink_checkpoint"
 
 
 def _int(value: Any) -> int:
@@ -183,6 +186,17 @@ class CommitMetadata:
         if identifier is not None and self.extra_metadata.get(CHECKPOINT_IDENTIFIER_KEY) != identifier:
             return None
         return checkpoint
+
+    def sink_batch(self, identifier: str) -> int | None:
+        """The micro-batch id a streaming sink writing as `identifier` committed here, if any."""
+        raw = self.extra_metadata.get(SINK_CHECKPOINT_KEY)
+        if not raw:
+            return None
+        try:
+            batches = json.loads(raw)
+            return int(batches[identifier]) if isinstance(batches, dict) and identifier in batches else None
+        except (ValueError, TypeError) as e:
+            raise FileFormatError(f"malformed {SINK_CHECKPOINT_KEY} in commit metadata: {raw!r}") from e
 
     def write_stats(self) -> list[WriteStat]:
         return [stat for stats in self.partition_to_write_stats.values() for stat in stats]

@@ -41,7 +41,7 @@ from hudi_core.concurrency import (
     written_file_groups,
 )
 from hudi_core.concurrency.conflicts import rolled_back_meanwhile
-from hudi_core.config import ConfigOption, HudiConfigs, validate_options
+from hudi_core.config import ConfigOption, HudiConfigs, pass_through_keys, validate_options
 from hudi_core.config.concurrency import HudiLockConfig
 from hudi_core.config.table import KEY_GENERATOR_CLASSES, TableConfig, TableType, payload_merge_mode
 from hudi_core.config.write import (
@@ -709,7 +709,7 @@ class WriteClient:
         _remove_stray_files(self._storage, instant_time, stats)
         for partition in sorted({s.partition_path for s in stats}):
             write_partition_metafile(self._storage, partition, instant_time)
-        extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}
+        extra = {**pass_through_keys(finish.configs.raw), "schema": json.dumps(avro_schema, separators=(",", ":"))}
         if finish.checkpoint is not None:
             extra[CHECKPOINT_KEY] = finish.checkpoint
         identifier = finish.checkpoint_identifier or finish.configs.get(HudiWriteConfig.CHECKPOINT_IDENTIFIER)

@@ -201,8 +201,9 @@ def test_writer_killed_mid_commit_is_rolled_back_by_the_next(bucket: str) -> Non
 
 
 @pytest.mark.spark
-def test_spark_engine_writes_and_reads_a_table_on_s3(bucket: str, spark: Any) -> None:
-    """File-group tasks and the read data source run in Python workers, through pyarrow's S3 client."""
+def test_spark_engine_writes_reads_and_compacts_a_table_on_s3(bucket: str, spark: Any) -> None:
+    """File-group tasks, table services and the read data source run in Python workers (on the
+    standalone cluster's executors), through pyarrow's S3 client."""
     from hudi_core import spark as hudi_spark  # noqa: PLC0415 - PySpark only for this test
 
     uri = f"s3://{bucket}/spark"
@@ -222,6 +223,11 @@ def test_spark_engine_writes_and_reads_a_table_on_s3(bucket: str, spark: Any) ->
     _assert_content(uri, model)
     read = spark.read.format("hudi").load(uri).select(*COLUMNS).toArrow()
     assert canonical(table_rows(read, COLUMNS)) == canonical(model.snapshot(COLUMNS))
+    # Table services on Spark: each file-group task on an executor, through the same S3 client.
+    compacted = hudi_spark.compact(spark, uri)
+    assert compacted is not None and compacted["file_groups"] > 0
+    _assert_content(uri, model)
+    assert all(s.base_file is not None and not s.log_files for s in HudiTable(uri).file_slices())
     assert_healthy(uri)
 
 

@@ -53,6 +53,8 @@ class StandaloneCluster:
     master_web_port: int
     master: subprocess.Popen[bytes]
     workers: list[Worker] = field(default_factory=list)
+    worker_memory: str = WORKER_MEMORY
+    executor_memory: str = EXECUTOR_MEMORY
 
     def status(self) -> dict[str, Any]:
         """The master's JSON status page (workers, their state, applications)."""
@@ -66,7 +68,7 @@ class StandaloneCluster:
     def session_conf(self) -> dict[str, str]:
         """Spark settings for a session on this cluster: one single-core executor per worker."""
         return {
-            "spark.executor.memory": EXECUTOR_MEMORY,
+            "spark.executor.memory": self.executor_memory,
             "spark.executor.cores": "1",
             "spark.cores.max": str(len(self.workers)),
             "spark.driver.host": "127.0.0.1",
@@ -129,7 +131,7 @@ def start_worker(cluster: StandaloneCluster, work_dir: Path) -> Worker:
         [
             "--host", "127.0.0.1",
             "--cores", "1",
-            "--memory", WORKER_MEMORY,
+            "--memory", cluster.worker_memory,
             "--webui-port", str(web_port),
             "--work-dir", str(directory),
             cluster.master_url,
@@ -143,8 +145,11 @@ def start_worker(cluster: StandaloneCluster, work_dir: Path) -> Worker:
 
 
 @contextlib.contextmanager
-def standalone_cluster(work_dir: Path, workers: int = 2) -> Iterator[StandaloneCluster]:
-    """A master and `workers` single-core workers on 127.0.0.1 for the duration of the block."""
+def standalone_cluster(
+    work_dir: Path, workers: int = 2, worker_memory: str = WORKER_MEMORY, executor_memory: str = EXECUTOR_MEMORY
+) -> Iterator[StandaloneCluster]:
+    """A master and `workers` single-core workers on 127.0.0.1 for the duration of the block
+    (`worker_memory` each; sessions' executors get `executor_memory`: the benchmark gives more)."""
     work_dir.mkdir(parents=True, exist_ok=True)
     port, web_port = free_port(), free_port()
     master = _spark_class(
@@ -153,7 +158,7 @@ def standalone_cluster(work_dir: Path, workers: int = 2) -> Iterator[StandaloneC
         work_dir / "master.log",
         {"SPARK_MASTER_OPTS": _TIMEOUT_OPTION},
     )
-    cluster = StandaloneCluster(f"spark://127.0.0.1:{port}", web_port, master)
+    cluster = StandaloneCluster(f"spark://127.0.0.1:{port}", web_port, master, [], worker_memory, executor_memory)
     try:
         for _ in range(workers):
             start_worker(cluster, work_dir)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +17,31 @@ from hudi_core import HudiConfigError, HudiTable, InvalidKeyError, write_hudi
 from hudi_core import spark as hudi_spark
 from hudi_core.index.consistent_hashing import HashingMetadata
 from tests import hudi_rs
+from tests.files import file_tree
 from tests.model import TRIPS_SCHEMA, TableModel, canonical, table_rows
+from tests.spark.no_package_job import OPTIONS as NO_PACKAGE_OPTIONS
 
 SCHEMA = TRIPS_SCHEMA
 COLUMNS = SCHEMA.names
 DDL = "id string, ts long, city string, fare double"
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def _options(table_type: str, operation: str) -> dict[str, str]:
+INDEXES = {
+    "SIMPLE": {},
+    "BLOOM": {"hoodie.index.type": "BLOOM"},
+    "RECORD_INDEX": {
+        "hoodie.index.type": "RECORD_INDEX",
+        "hoodie.metadata.enable": "true",
+        "hoodie.metadata.record.index.enable": "true",
+        "hoodie.metadata.record.index.min.filegroup.count": "2",
+    },
+}
+
+
+def _options(table_type: str, operation: str, index: str = "SIMPLE") -> dict[str, str]:
     return {
+        **INDEXES[index],
         "hoodie.table.name": "spark_writes",
         "hoodie.datasource.write.recordkey.field": "id",
         "hoodie.datasource.write.partitionpath.field": "city",
@@ -37,9 +57,17 @@ def _check(path: str, model: TableModel, what: str) -> None:
     assert canonical(table_rows(hudi_rs.snapshot(path), COLUMNS)) == expected, f"hudi-rs: {what}"
 
 
-@pytest.mark.parametrize("table_type", ["COPY_ON_WRITE", "MERGE_ON_READ"])
-def test_random_history_spark_equals_arrow_and_model(table_type: str, spark: Any, tmp_path: Path) -> None:
-    rng = random.Random(table_type)
+@pytest.mark.parametrize(
+    ("table_type", "index"),
+    [
+        ("COPY_ON_WRITE", "SIMPLE"),
+        ("MERGE_ON_READ", "SIMPLE"),
+        ("COPY_ON_WRITE", "BLOOM"),
+        ("MERGE_ON_READ", "RECORD_INDEX"),
+    ],
+)
+def test_random_history_spark_equals_arrow_and_model(table_type: str, index: str, spark: Any, tmp_path: Path) -> None:
+    rng = random.Random(f"{table_type}-{index}")
     spark_path, arrow_path = str(tmp_path / "spark"), str(tmp_path / "arrow")
     model = TableModel("id", lambda r: r["city"], "ts")
     next_key = 0
@@ -70,8 +98,8 @@ def test_random_history_spark_equals_arrow_and_model(table_type: str, spark: Any
             rows = [r for r in (row(f"k{next_key + i:04d}", ts) for i in range(6)) if r["city"] == "sf"]
             next_key += 6
         frame = spark.createDataFrame([tuple(r[c] for c in COLUMNS) for r in rows], DDL)
-        ours = hudi_spark.write(frame, spark_path, _options(table_type, operation))
-        write_hudi(arrow_path, pa.Table.from_pylist(rows, schema=SCHEMA), _options(table_type, operation))
+        ours = hudi_spark.write(frame, spark_path, _options(table_type, operation, index))
+        write_hudi(arrow_path, pa.Table.from_pylist(rows, schema=SCHEMA), _options(table_type, operation, index))
         if operation in ("bulk_insert", "insert"):
             model.insert_new(rows, ours.instant_time, ours.completion_time)
         elif operation == "upsert":
@@ -85,6 +113,29 @@ def test_random_history_spark_equals_arrow_and_model(table_type: str, spark: Any
     assert HudiTable(spark_path).table_config.table_type.value == table_type
     spark_read = spark.read.format("hudi").load(spark_path).toArrow()
     assert canonical(table_rows(spark_read, COLUMNS)) == canonical(model.snapshot(COLUMNS))
+
+
+def test_record_index_tagging_on_spark_reads_no_data_file(spark: Any, tmp_path: Path) -> None:
+    """Merge-on-Read upserts tagged by the record index append logs without reading a base file:
+    with every base file's bytes replaced, the upsert still commits, and restored, the table reads
+    the model."""
+    path = str(tmp_path / "t")
+    rows = [{"id": f"k{i:03d}", "ts": 1, "city": ["sf", "nyc", "la"][i % 3], "fare": 1.0} for i in range(60)]
+    table_rows_frame = spark.createDataFrame([tuple(r[c] for c in COLUMNS) for r in rows], DDL)
+    hudi_spark.write(table_rows_frame, path, _options("MERGE_ON_READ", "bulk_insert", "RECORD_INDEX"))
+    base_files = sorted(p for p in (tmp_path / "t").rglob("*.parquet") if ".hoodie" not in p.parts)
+    saved = {p: p.read_bytes() for p in base_files}
+    for p in base_files:
+        p.write_bytes(b"not parquet")
+    updates = [{**r, "ts": 2, "fare": 2.0} for r in rows[::7]]
+    frame = spark.createDataFrame([tuple(r[c] for c in COLUMNS) for r in updates], DDL)
+    hudi_spark.write(frame, path, _options("MERGE_ON_READ", "upsert", "RECORD_INDEX"))
+    for p, content in saved.items():
+        p.write_bytes(content)
+    latest = {r["id"]: r for r in rows} | {r["id"]: r for r in updates}
+    expected = canonical(table_rows(pa.Table.from_pylist(list(latest.values()), schema=SCHEMA), COLUMNS))
+    assert canonical(table_rows(HudiTable(path).read(), COLUMNS)) == expected
+    assert len(HudiTable(path).file_slices()) == len(base_files)  # updates went to logs, no new file group
 
 
 def test_upsert_larger_than_the_driver_result_limit(spark: Any, tmp_path: Path) -> None:
@@ -170,3 +221,32 @@ def test_the_spark_engine_routes_by_consistent_hashing_rings_as_the_arrow_engine
     assert groups["spark"] <= rings
     snapshots = {engine: canonical(table_rows(HudiTable(path).read(), COLUMNS)) for engine, path in paths.items()}
     assert snapshots["spark"] == snapshots["arrow"]
+
+
+def test_executors_without_the_package_give_a_clear_error_and_commit_nothing(tmp_path: Path) -> None:
+    """A session whose executors cannot import hudi_core: the write fails with HudiNotInstalledError
+    naming what to install, the table is as it was, and a session that has it writes."""
+    path = str(tmp_path / "t")
+    first = pa.table({"id": [1, 2], "ts": [1, 1]})
+    write_hudi(path, first, {**NO_PACKAGE_OPTIONS, "hoodie.datasource.write.operation": "bulk_insert"})
+    before = file_tree(tmp_path / "t")
+    fake = tmp_path / "fake" / "hudi_core"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'hudi_core'\", name='hudi_core')\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.spark.no_package_job", path, str(tmp_path / "fake")],
+        check=True,
+        cwd=tmp_path,  # Python workers put their working directory first on sys.path
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    assert outcome["type"] == "HudiNotInstalledError", done.stderr[-3000:]
+    assert "executors cannot import hudi_core" in outcome["message"]
+    assert file_tree(tmp_path / "t") == before
+    write_hudi(
+        path, pa.table({"id": [3], "ts": [2]}), {**NO_PACKAGE_OPTIONS, "hoodie.datasource.write.operation": "upsert"}
+    )
+    assert sorted(HudiTable(path).read().column("id").to_pylist()) == [1, 2, 3]

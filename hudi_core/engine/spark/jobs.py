@@ -18,6 +18,8 @@ from typing import Any
 
 from pyspark.sql import DataFrame, Row
 
+from hudi_core.errors import HudiNotInstalledError
+
 logger = logging.getLogger(__name__)
 
 TASKS_END_TIMEOUT_S = 120.0
@@ -50,6 +52,17 @@ def collect_ending_tasks_on_failure(frame: DataFrame, description: str) -> list[
     finally:
         for key, value in previous.items():  # the caller's own job group, if it set one
             context.setLocalProperty(key, value)
+
+
+def missing_package(error: BaseException) -> HudiNotInstalledError | None:
+    """The error to raise instead of `error` when executors could not import hudi_core."""
+    if "No module named 'hudi_core'" not in str(error):
+        return None
+    return HudiNotInstalledError(
+        "Spark executors cannot import hudi_core: install hudi-dagster in the Python environment the "
+        "executors run (spark.pyspark.python / PYSPARK_PYTHON on every worker) or ship it with "
+        "spark.submit.pyFiles; nothing was committed"
+    )
 
 
 def _spark_context(session: Any) -> Any:

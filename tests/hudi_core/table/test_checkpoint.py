@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
 from hudi_core import HudiTable, write_hudi
-from hudi_core.timeline.commit_metadata import CHECKPOINT_IDENTIFIER_KEY, CHECKPOINT_KEY
+from hudi_core.errors import FileFormatError, HudiConfigError
+from hudi_core.storage import Storage
+from hudi_core.table.checkpoint import latest_sink_batch
+from hudi_core.table.state import load_table_state
+from hudi_core.timeline.commit_metadata import CHECKPOINT_IDENTIFIER_KEY, CHECKPOINT_KEY, SINK_CHECKPOINT_KEY
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
 
@@ -64,3 +70,34 @@ def test_table_services_leave_the_checkpoint_alone(tmp_path: Path) -> None:
     assert table.latest_checkpoint() == "kafka:0:120"
     services = {i.action.value for i in table.timeline.completed()}
     assert {"commit", "replacecommit", "clean"} <= services
+
+
+def test_options_under_the_commit_metadata_prefix_go_into_the_commit(tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    options = {"hoodie.table.name": "cp", "hoodie.datasource.write.recordkey.field": "id", "_job_run": "r-1"}
+    write_hudi(path, _rows(1), options)
+    base = {k: v for k, v in options.items() if k != "_job_run"}
+    write_hudi(path, _rows(2), {**base, "hoodie.datasource.write.commitmeta.key.prefix": "x_", "x_run": "r-2"})
+    table = HudiTable(path)
+    first, second = (table.timeline.commit_metadata(i).extra_metadata for i in table.timeline.completed_data_instants())
+    assert first["_job_run"] == "r-1"
+    assert second["x_run"] == "r-2"
+    with pytest.raises(HudiConfigError, match="unknown option _job_run"):  # not under this write's prefix
+        write_hudi(path, _rows(3), {**options, "hoodie.datasource.write.commitmeta.key.prefix": "x_"})
+    with pytest.raises(HudiConfigError, match=r"commitmeta\.key\.prefix"):
+        write_hudi(path, _rows(3), {**options, "hoodie.datasource.write.commitmeta.key.prefix": ""})
+
+
+def test_the_last_sink_batch_of_each_streaming_writer(tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    options = {"hoodie.table.name": "cp", "hoodie.datasource.write.recordkey.field": "id"}
+    storage = Storage(path)
+    write_hudi(path, _rows(1), {**options, SINK_CHECKPOINT_KEY: json.dumps({"a": "3"})})
+    write_hudi(path, _rows(2), {**options, SINK_CHECKPOINT_KEY: json.dumps({"b": "7"})})
+    write_hudi(path, _rows(3), options)  # another writer
+    state = load_table_state(storage)
+    assert (latest_sink_batch(storage, state, "a"), latest_sink_batch(storage, state, "b")) == (3, 7)
+    assert latest_sink_batch(storage, state, "c") is None
+    write_hudi(path, _rows(4), {**options, SINK_CHECKPOINT_KEY: "not json"})
+    with pytest.raises(FileFormatError, match=SINK_CHECKPOINT_KEY):
+        latest_sink_batch(storage, load_table_state(storage), "a")
