@@ -184,9 +184,10 @@ class _SparkWrite:
                 operation, None, self.partitions, state.timeline, config, configs, settings.keygen, settings.index
             )
         timeline = state.timeline
-        prepared, schema = self._prepare(current_data_schema(timeline, config))
         index = settings.index
-        if operation is WriteOperation.BULK_INSERT and index.index_type != "BUCKET":
+        bulk = operation is WriteOperation.BULK_INSERT and index.index_type != "BUCKET"
+        prepared, schema = self._prepare(current_data_schema(timeline, config), reused=not bulk)
+        if bulk:
             records_per_file = sizing(configs, timeline, pad=False).records_per_file
             return self._bulk_insert(prepared, records_per_file, config.is_mor, schema)
         written = [row[0] for row in prepared.select(PARTITION).distinct().collect()]
@@ -254,8 +255,9 @@ class _SparkWrite:
 
         return WritePlan(schema=schema, replaced=None, workload={}, execute=execute)
 
-    def _prepare(self, table_schema: pa.Schema | None) -> tuple[DataFrame, pa.Schema]:
-        """Validated, keyed (and de-duplicated) rows, computed by executors."""
+    def _prepare(self, table_schema: pa.Schema | None, reused: bool) -> tuple[DataFrame, pa.Schema]:
+        """Validated, keyed (and de-duplicated) rows, computed by executors; kept (memory, then
+        disk) when `reused` by several jobs, else computed in the one job that consumes them."""
         operation, settings = self.operation, self.settings
         keygen, ordering, is_global = settings.keygen, settings.ordering, settings.index.is_global
         # The output schema: what preparing an empty batch of the incoming schema gives.
@@ -288,7 +290,8 @@ class _SparkWrite:
                 yield from last_per_key(keyed, GROUP, order).drop_columns([GROUP]).to_batches()
 
             prepared = prepared.repartition(self._parallelism(), *group).mapInArrow(dedup, spark_out)
-        prepared = self._persist(prepared)
+        if reused:
+            prepared = self._persist(prepared)
         if operation is WriteOperation.INSERT and settings.dup_policy is InsertDupPolicy.FAIL:
             group = [KEY] if is_global else [PARTITION, KEY]
             if prepared.groupBy(*group).count().where(sf.col("count") > 1).limit(1).count():
