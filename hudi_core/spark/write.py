@@ -7,9 +7,9 @@ No data row reaches the driver:
 1. executors validate and key each Arrow batch (`prepare_batch`, as the Arrow engine does);
    de-duplication by key shuffles rows of one key into one task;
 2. the index: the record index is read by executors, each task the index shards its keys fall
-   in; otherwise the keys stored in the candidate base files (read by executors) are joined with
-   the incoming keys -- on (partition, key), or key alone for global indexes; bucket indexes
-   compute their file groups per batch;
+   in; SIMPLE and BLOOM pair each incoming key with the base files that may hold it (BLOOM: by
+   footer key range and bloom filter) and a task per file keeps the keys it holds; GLOBAL_SIMPLE
+   joins every stored key with the incoming ones; bucket indexes compute their file groups per batch;
 3. executors route each batch (`route`: updates to their file group, partition moves, deletes of
    unknown keys dropped); the driver collects only counts per partition and gives the inserts
    their file groups as Hudi does (small files first, then new ones), executors apply that by
@@ -351,9 +351,10 @@ class _SparkWrite:
                         names=[TAG_KEY, TAG_PARTITION, TAG_FILE],
                     )
 
-        if index.index_type in ("BLOOM", "GLOBAL_BLOOM"):
-            stored = self._bloom_matches(prepared, files, index, key_spec, stored_schema)
-        else:
+        bloom = index.index_type in ("BLOOM", "GLOBAL_BLOOM")
+        if bloom or not index.is_global:
+            stored = self._file_matches(prepared, files, index, key_spec, stored_schema, bloom)
+        else:  # GLOBAL_SIMPLE: every key stored anywhere is a candidate, so all of them are joined
             file_frame = self.spark.createDataFrame(files, FILES_SCHEMA).repartition(
                 min(len(files), self._parallelism() * 4)
             )
@@ -366,31 +367,31 @@ class _SparkWrite:
             condition = (prepared[KEY] == stored[TAG_KEY]) & (prepared[PARTITION] == stored[TAG_PARTITION])
         return prepared.join(stored, condition, "left").drop(TAG_KEY)
 
-    def _bloom_matches(
+    def _file_matches(
         self,
         prepared: DataFrame,
         files: list[tuple[str, str, str]],
         index: IndexSpec,
         key_spec: RecordKeySpec,
         stored_schema: StructType,
+        bloom: bool,
     ) -> DataFrame:
-        """The incoming keys found in base files, as (key, partition, file), reading the keys of only
-        the files whose footer key range and bloom filter admit an incoming key (Hudi's BLOOM index).
+        """The incoming keys found in base files, as (key, partition, file): each incoming key is
+        paired with the files that may hold it, and a task per file reads the file's keys and keeps
+        the matches, so only found keys leave the Python workers.
 
-        Executors read the footers' key ranges (collected: two keys per file); each incoming key is
-        paired with the files of its partition (any partition, for GLOBAL_BLOOM) whose range holds it;
-        a task per file then checks its pairs against the file's bloom filter and reads the file's
-        keys only if some pass."""
+        SIMPLE pairs a key with every file of its partition. BLOOM (Hudi's BLOOM index) first has
+        executors read the footers' key ranges (collected: two keys per file), pairs a key only with
+        the files of its partition (any partition, for GLOBAL_BLOOM) whose range holds it, and a
+        file's keys are read only if its bloom filter admits one of its pairs."""
         storage_uri = self.storage.base_uri
-        by_ranges = index.prune_by_ranges
+        by_ranges = bloom and index.prune_by_ranges
 
         def read_ranges(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             storage = Storage(storage_uri)
             for batch in batches:
                 rows = zip(*(batch.column(i).to_pylist() for i in range(3)), strict=True)
-                ranges = [
-                    footer_key_range(storage, FileSlice(p, f, "", b)) if by_ranges else (None, None) for p, f, b in rows
-                ]
+                ranges = [footer_key_range(storage, FileSlice(p, f, "", b)) for p, f, b in rows]
                 yield pa.RecordBatch.from_arrays(
                     [
                         *batch.columns,
@@ -401,8 +402,11 @@ class _SparkWrite:
                 )
 
         spread = min(len(files), self._parallelism() * 4)
-        file_frame = self.spark.createDataFrame(files, FILES_SCHEMA).repartition(spread)
-        ranges = self.spark.createDataFrame(file_frame.mapInArrow(read_ranges, RANGES_SCHEMA).collect(), RANGES_SCHEMA)
+        found_ranges: list[tuple[str | None, ...]] = [(*file, None, None) for file in files]
+        if by_ranges:
+            file_frame = self.spark.createDataFrame(files, FILES_SCHEMA).repartition(spread)
+            found_ranges = [tuple(row) for row in file_frame.mapInArrow(read_ranges, RANGES_SCHEMA).collect()]
+        ranges = self.spark.createDataFrame(found_ranges, RANGES_SCHEMA)
         incoming = prepared.select(KEY, PARTITION).distinct()
         in_range = sf.col("lo").isNull() | sf.col("hi").isNull() | incoming[KEY].between(sf.col("lo"), sf.col("hi"))
         condition = in_range if index.is_global else (incoming[PARTITION] == sf.col("p")) & in_range
@@ -417,7 +421,7 @@ class _SparkWrite:
             for (partition, file_id, base_file), rows in _rows_by_file(table).items():
                 file_slice = FileSlice(partition, file_id, "", base_file)
                 wanted = table.column(KEY).take(pa.array(rows)).combine_chunks()
-                candidates = bloom_candidates(storage, file_slice, wanted, False, None)
+                candidates = bloom_candidates(storage, file_slice, wanted, False, None) if bloom else wanted
                 if len(candidates):
                     found = keys_found(storage, file_slice, key_spec, candidates)
                     yield pa.RecordBatch.from_arrays(
