@@ -186,7 +186,7 @@ def tag(
     if index.is_global:
         rows_of = {s.partition_path: np.arange(count) for s in files}
     else:
-        rows_of = _rows_by_value(incoming_partitions)
+        rows_of = rows_by_value(incoming_partitions)
 
     def match(file_slice: FileSlice) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """(incoming rows found in the slice's base file, the key's row there, or -1 for a key the
@@ -227,8 +227,8 @@ def tag(
     )
 
 
-def _rows_by_value(values: pa.Array | pa.ChunkedArray) -> dict[str, npt.NDArray[np.int64]]:
-    """Row indices per distinct value."""
+def rows_by_value(values: pa.Array | pa.ChunkedArray) -> dict[str, npt.NDArray[np.int64]]:
+    """Row indices per distinct (non-null) value."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     encoded = pc.dictionary_encode(values)

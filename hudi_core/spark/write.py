@@ -51,7 +51,15 @@ from hudi_core.index.partition_moves import (
     plan_stored_ordering,
 )
 from hudi_core.index.record_index import RecordIndexLookup
-from hudi_core.index.tagger import IndexSpec, Tags, bloom_candidates, footer_key_range, keys_found, stored_keys
+from hudi_core.index.tagger import (
+    IndexSpec,
+    Tags,
+    bloom_candidates,
+    footer_key_range,
+    keys_found,
+    rows_by_value,
+    stored_keys,
+)
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.lifecycle.pending import PendingServices
 from hudi_core.merge.dedup import last_per_key
@@ -418,7 +426,8 @@ class _SparkWrite:
                 return
             storage = Storage(storage_uri)
             table = pa.Table.from_batches(received)
-            for (partition, file_id, base_file), rows in _rows_by_file(table).items():
+            for file_id, rows in rows_by_value(table.column("f")).items():
+                partition, base_file = table.column("p")[int(rows[0])].as_py(), table.column("b")[int(rows[0])].as_py()
                 file_slice = FileSlice(partition, file_id, "", base_file)
                 wanted = table.column(KEY).take(pa.array(rows)).combine_chunks()
                 candidates = bloom_candidates(storage, file_slice, wanted, False, None) if bloom else wanted
@@ -640,12 +649,3 @@ class _SparkWrite:
             return [WriteStat.from_dict(json.loads(row.stat), "") for row in rows]
 
         return WritePlan(schema=schema, replaced=replaced, workload=workload, execute=execute)
-
-
-def _rows_by_file(table: pa.Table) -> dict[tuple[str, str, str], list[int]]:
-    """Row numbers of `table` per (partition, file id, base file)."""
-    rows: dict[tuple[str, str, str], list[int]] = {}
-    columns = (table.column("p").to_pylist(), table.column("f").to_pylist(), table.column("b").to_pylist())
-    for number, where in enumerate(zip(*columns, strict=True)):
-        rows.setdefault(where, []).append(number)
-    return rows
