@@ -335,12 +335,13 @@ class HudiTable:
         checkpoint: str | None,
         checkpoint_identifier: str | None,
         partitions: Sequence[str] | None = None,
+        deletes: Any = None,
     ) -> WriteResult:
         merged = self._write_options_for(options)
         upgrade_if_needed(self._storage, merged)
         client = WriteClient(self._storage, merged)
         check_decided_options(operation, merged, self.table_config)
-        result = client.write(operation, data, partitions, checkpoint, checkpoint_identifier)
+        result = client.write(operation, data, partitions, checkpoint, checkpoint_identifier, deletes)
         return with_inline_services(result, ServiceContext(self._storage, merged))
 
     def upsert(
@@ -349,9 +350,14 @@ class HudiTable:
         options: Mapping[str, str] | None = None,
         checkpoint: str | None = None,
         checkpoint_identifier: str | None = None,
+        deletes: Any = None,
     ) -> WriteResult:
-        """Inserts new records and updates stored ones (by record key), de-duplicating the batch first."""
-        return self._write(WriteOperation.UPSERT, data, options, checkpoint, checkpoint_identifier)
+        """Inserts new records and updates stored ones (by record key), de-duplicating the batch first.
+
+        `deletes`: records (their record key and partition columns) deleted in the same commit, by
+        key whatever their ordering values, e.g. rows a replacing writer no longer produces.
+        """
+        return self._write(WriteOperation.UPSERT, data, options, checkpoint, checkpoint_identifier, deletes=deletes)
 
     def insert(
         self,
@@ -507,6 +513,8 @@ def write_hudi(
     options: Mapping[str, str],
     checkpoint: str | None = None,
     checkpoint_identifier: str | None = None,
+    *,
+    deletes: Any = None,
 ) -> WriteResult:
     """Writes `data` with Hudi's Spark datasource options, creating the table on first write.
 
@@ -515,7 +523,8 @@ def write_hudi(
     `hoodie.datasource.write.table.type` and the key generator options shape it. Later writes honour
     what the table persisted (a conflicting option is an error). The operation is
     `hoodie.datasource.write.operation` (default upsert). Under optimistic concurrency, a write that
-    loses a conflict runs again up to `hoodie.write.num.retries.on.conflict.failures` times.
+    loses a conflict runs again up to `hoodie.write.num.retries.on.conflict.failures` times. An
+    upsert also deletes the records `deletes` names, in the same commit (`HudiTable.upsert`).
     """
     opts = dict(options)
     validate_options(opts)
@@ -525,7 +534,7 @@ def write_hudi(
         partitions = configs.get(HudiWriteConfig.PARTITIONS_TO_DELETE)
         operation = configs.value(HudiWriteConfig.OPERATION)
         return retry_on_conflict(
-            lambda: table._write(operation, table_data, opts, checkpoint, checkpoint_identifier, partitions),
+            lambda: table._write(operation, table_data, opts, checkpoint, checkpoint_identifier, partitions, deletes),
             retries=configs.value(HudiLockConfig.RETRIES_ON_CONFLICT),
         )
 

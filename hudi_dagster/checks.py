@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import dagster as dg
@@ -9,6 +10,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core import HudiTable
+from hudi_core.config import HudiConfigs
+from hudi_core.config.write import HudiWriteConfig
+from hudi_core.file_group import FileSlice
 from hudi_core.lifecycle.pending import pending_table_services
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.schema.meta_fields import PARTITION_PATH, RECORD_KEY, without_meta_fields
@@ -27,6 +31,17 @@ def duplicate_keys(path: str, global_keys: bool = False) -> tuple[int, list[str]
     return duplicated.num_rows, duplicated.column(RECORD_KEY).slice(0, 5).to_pylist()
 
 
+def packable_small_files(slices: Sequence[FileSlice], small_file_bytes: int, max_file_bytes: int) -> int:
+    """Base files that packing would save, the way Hudi's writer and clustering see small files: in
+    each partition, the files under `small_file_bytes` could be packed into ceil(total /
+    `max_file_bytes`) files; a partition's single small file has nothing to pack with."""
+    small: dict[str, list[int]] = {}
+    for file_slice in slices:
+        if file_slice.base_file is not None and file_slice.base_file_size < small_file_bytes:
+            small.setdefault(file_slice.partition_path, []).append(file_slice.base_file_size)
+    return sum(len(sizes) - max(1, math.ceil(sum(sizes) / max_file_bytes)) for sizes in small.values())
+
+
 def schema_changes(before: pa.Schema, after: pa.Schema) -> dict[str, list[str]]:
     """Columns added, removed and retyped between two schemas."""
     old = {f.name: f.type for f in before}
@@ -43,8 +58,9 @@ def hudi_table_checks(
     asset_key: dg.AssetKey | str | Sequence[str],
     table_path: str,
     expected_schema: pa.Schema | None = None,
-    max_small_file_ratio: float = 0.8,
-    small_file_bytes: int = 100 * 2**20,
+    max_small_file_ratio: float = 0.2,
+    small_file_bytes: int | None = None,
+    max_file_bytes: int | None = None,
     global_keys: bool = False,
 ) -> list[dg.AssetChecksDefinition]:
     """Three checks for the asset stored at `table_path`.
@@ -52,13 +68,21 @@ def hudi_table_checks(
     - `record_key_unique`: no record key twice in the snapshot (error severity).
     - `schema_drift`: columns removed or retyped since the previous commit's schema, or against
       `expected_schema` when given (warning severity; added columns pass and are reported).
-    - `table_health`: no failed or stuck write instants, and a small-file ratio (base files under
-      `small_file_bytes`) at most `max_small_file_ratio`; pending compactions and clusterings are
-      reported (warning severity).
+    - `table_health`: no failed or stuck write instants, and at most `max_small_file_ratio` of the
+      base files could be saved by packing small files (`packable_small_files`; the thresholds are
+      the table's `hoodie.parquet.small.file.limit` and `hoodie.parquet.max.file.size` unless given);
+      pending compactions and clusterings are reported (warning severity).
     """
     key = dg.AssetKey.from_coercible(asset_key)
+    small_option, max_option = HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT, HudiWriteConfig.PARQUET_MAX_FILE_SIZE
 
-    @dg.asset_check(asset=key, name="record_key_unique", blocking=True)
+    @dg.asset_check(
+        asset=key,
+        name="record_key_unique",
+        blocking=True,
+        description="No record key appears twice in the latest snapshot"
+        + (" (across partitions)" if global_keys else " of a partition"),
+    )
     def record_key_unique() -> dg.AssetCheckResult:
         duplicated, examples = duplicate_keys(table_path, global_keys)
         return dg.AssetCheckResult(
@@ -66,7 +90,13 @@ def hudi_table_checks(
             metadata={"duplicated_keys": duplicated, "examples": ", ".join(map(str, examples))},
         )
 
-    @dg.asset_check(asset=key, name="schema_drift")
+    @dg.asset_check(
+        asset=key,
+        name="schema_drift",
+        description="No column removed or retyped against "
+        + ("the expected schema" if expected_schema is not None else "the previous commit's schema")
+        + " (added columns pass)",
+    )
     def schema_drift() -> dg.AssetCheckResult:
         table = HudiTable(table_path)
         current = without_meta_fields(table.schema)
@@ -86,7 +116,15 @@ def hudi_table_checks(
             metadata={"compared_with": against, **{k: ", ".join(v) or "-" for k, v in changes.items()}},
         )
 
-    @dg.asset_check(asset=key, name="table_health")
+    @dg.asset_check(
+        asset=key,
+        name="table_health",
+        description=(
+            "No failed or stuck writes, and small files that packing would save are at most "
+            f"{max_small_file_ratio:.0%} of the base files (small: under {small_option.key}, packed up "
+            f"to {max_option.key}, per partition as Hudi's writer and clustering do)"
+        ),
+    )
     def table_health() -> dg.AssetCheckResult:
         table = HudiTable(table_path)
         timeline = table.timeline
@@ -96,9 +134,12 @@ def hudi_table_checks(
             i for i in timeline.pending() if i not in service_instants and i.action.completed_action in DATA_ACTIONS
         ]
         slices = table.file_slices()
-        base_sizes = [s.base_file_size for s in slices if s.base_file is not None]
-        small = sum(1 for size in base_sizes if size < small_file_bytes)
-        ratio = small / len(base_sizes) if base_sizes else 0.0
+        configs = HudiConfigs(table.table_config.raw)
+        small_limit = small_file_bytes if small_file_bytes is not None else int(configs.value(small_option))
+        max_size = max_file_bytes if max_file_bytes is not None else int(configs.value(max_option))
+        base_files = sum(1 for s in slices if s.base_file is not None)
+        packable = packable_small_files(slices, small_limit, max_size)
+        ratio = packable / base_files if base_files else 0.0
         return dg.AssetCheckResult(
             passed=not pending_writes and ratio <= max_small_file_ratio,
             severity=dg.AssetCheckSeverity.WARN,
@@ -109,8 +150,12 @@ def hudi_table_checks(
                 )
                 or "-",
                 "file_slices": len(slices),
-                "base_files": len(base_sizes),
-                "small_file_ratio": round(ratio, 3),
+                "base_files": base_files,
+                "packable_small_files": packable,
+                "packable_ratio": round(ratio, 3),
+                "max_packable_ratio": max_small_file_ratio,
+                "small_file_limit_bytes": small_limit,
+                "max_file_size_bytes": max_size,
                 "log_files": sum(len(s.log_files) for s in slices),
             },
         )

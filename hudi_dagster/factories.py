@@ -8,7 +8,7 @@ was processed. A run that dies after the commit but before Dagster records the m
 neither skipped nor repeated by the next run.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 import dagster as dg
@@ -94,19 +94,26 @@ class _DownstreamSpec:
         self.target = target
 
         self.pool = pool_for(target)
-        self.metadata = {"dagster/uri": target.path, "hudi/source": source_path}
+        self.metadata = {
+            "dagster/uri": target.path,
+            md.SOURCE_KEY: source_path,
+            md.CHECKPOINT_IDENTIFIER_KEY: self.identifier,
+        }
+
+
+def _no_new_commits(context: dg.AssetExecutionContext, source_path: str) -> dg.AssetObservation:
+    """What a run without new upstream commits reports: an observation, not a materialization, so
+    the asset page keeps the last write's columns, row count and commit."""
+    context.log.info(f"no new commits in {source_path} since the last checkpoint: nothing materialized")
+    return dg.AssetObservation(
+        asset_key=context.asset_key, metadata={"hudi/new_commits": 0, md.SOURCE_KEY: source_path}
+    )
 
 
 def _result(
-    context: dg.AssetExecutionContext, target: HudiTableConfig, window: ChangeWindow | None, result: WriteResult | None
+    context: dg.AssetExecutionContext, target: HudiTableConfig, window: ChangeWindow, result: WriteResult
 ) -> dg.MaterializeResult[Any]:
     name = context.asset_key.to_user_string()
-    if window is None or result is None:
-        latest = HudiTable(target.path).timeline.completed_data_instants() if table_exists(target.path) else []
-        return dg.MaterializeResult(
-            metadata={"hudi/new_commits": 0, "dagster/table_name": name},
-            data_version=dg.DataVersion(latest[-1].requested_time) if latest else None,
-        )
     metadata = md.write_metadata(target.path, name, result, md.table_row_count(target.path))
     metadata.update(
         {
@@ -153,18 +160,20 @@ def hudi_incremental_asset(
         metadata=spec.metadata,
         required_resource_keys={"spark"} if engine == "spark" else set(),
         kinds={"hudi", "spark" if engine == "spark" else "pyarrow"},
+        output_required=False,
     )
-    def _incremental(context: AssetExecutionContext) -> dg.MaterializeResult[Any]:
+    def _incremental(context: AssetExecutionContext) -> Iterator[dg.MaterializeResult[Any] | dg.AssetObservation]:
         window = pending_window(source_path, target, spec.identifier)
         if window is None:
-            context.log.info(f"no new commits in {source_path} since the last checkpoint")
-            return _result(context, target, None, None)
+            yield _no_new_commits(context, source_path)
+            return
         spark = context.resources.spark if engine == "spark" else None
         changes = _read_increment(engine, spark, source_path, window)
         rows = transform(context, changes) if transform is not None else changes
         context.log.info(f"window ({window.start}, {window.end}]: {len(window.commits)} commit(s)")
-        result = write_data(target.path, _drop_meta(rows), target.write_options(mode), window.end, spec.identifier)
-        return _result(context, target, window, result)
+        options = {**target.write_options(mode), **md.run_commit_metadata(context)}
+        result = write_data(target.path, _drop_meta(rows), options, window.end, spec.identifier)
+        yield _result(context, target, window, result)
 
     return _incremental
 
@@ -189,6 +198,14 @@ def cdc_mirror_rows(changes: pa.Table, key_fields: Sequence[str] = ()) -> pa.Tab
     last = numbered.group_by(list(key_fields), use_threads=False).aggregate([(order, "max")])
     kept = np.sort(last.column(f"{order}_max").to_numpy())  # the rows themselves, in feed order
     return rows.take(pa.array(kept))
+
+
+def split_deletes(rows: pa.Table, key_fields: Sequence[str]) -> tuple[pa.Table, pa.Table]:
+    """Rows marked `_hoodie_is_deleted` split off as deletes (their `key_fields`); the rest without
+    the marker column."""
+    marked = pc.fill_null(rows.column(IS_DELETED), False)
+    kept = rows.filter(pc.invert(marked)).drop_columns([IS_DELETED])
+    return kept, rows.filter(marked).select(list(key_fields))
 
 
 def hudi_cdc_asset(
@@ -218,17 +235,25 @@ def hudi_cdc_asset(
         description=description or f"Change feed of {spec.upstream_name} applied to {target.path}",
         metadata=spec.metadata,
         kinds={"hudi", "pyarrow"},
+        output_required=False,
     )
-    def _cdc(context: AssetExecutionContext) -> dg.MaterializeResult[Any]:
+    def _cdc(context: AssetExecutionContext) -> Iterator[dg.MaterializeResult[Any] | dg.AssetObservation]:
         window = pending_window(source_path, target, spec.identifier)
         if window is None:
-            return _result(context, target, None, None)
+            yield _no_new_commits(context, source_path)
+            return
         changes = HudiTable(source_path).read_cdc(window.start, window.end, images="struct")
         mirror_keys = [*target.record_key, *target.partition_fields]
-        rows = (transform or (lambda _, c: cdc_mirror_rows(c, mirror_keys)))(context, changes)
+        deletes = None
+        if transform is None:
+            # The mirror deletes by key in the same commit: no delete-marker column joins the table.
+            rows, deletes = split_deletes(cdc_mirror_rows(changes, mirror_keys), mirror_keys)
+        else:
+            rows = transform(context, changes)
         counts = pc.value_counts(changes.column("op")).to_pylist() if changes.num_rows else []
         context.log.info(f"window ({window.start}, {window.end}]: changes {counts}")
-        result = write_data(target.path, rows, target.write_options(WriteMode.UPSERT), window.end, spec.identifier)
-        return _result(context, target, window, result)
+        options = {**target.write_options(WriteMode.UPSERT), **md.run_commit_metadata(context)}
+        result = write_data(target.path, rows, options, window.end, spec.identifier, deletes)
+        yield _result(context, target, window, result)
 
     return _cdc

@@ -7,7 +7,7 @@ Arrow/pandas, Spark engine for Spark DataFrames); handlers only convert data and
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -36,6 +36,19 @@ class HudiTypeHandler(ABC):
     def rows_outside(self, obj: Any, filters: Sequence[Filter]) -> int:
         """How many rows of `obj` the partition filters reject."""
         return rows_outside(pa_table(self.to_writable(obj)), filters)
+
+    def rows_inside(self, obj: Any, filters_by_key: Mapping[str, Sequence[Filter]]) -> dict[str, int]:
+        """Rows of `obj` in each Dagster partition (by the filters selecting its rows)."""
+        table = pa_table(self.to_writable(obj))
+        return {key: table.num_rows - rows_outside(table, filters) for key, filters in filters_by_key.items()}
+
+    def columns(self, obj: Any, names: Sequence[str], distinct: bool = False) -> pa.Table:
+        """Some columns of `obj` as Arrow (their distinct rows with `distinct`)."""
+        table = pa_table(self.to_writable(obj)).select(list(names))
+        return table.group_by(list(names), use_threads=False).aggregate([]) if distinct and names else table
+
+    def has_rows(self, obj: Any) -> bool:
+        return bool(pa_table(self.to_writable(obj)).num_rows)
 
     @abstractmethod
     def load(self, uri: str, columns: Sequence[str] | None, filters: Sequence[Filter], load_type: type) -> Any:

@@ -2,7 +2,7 @@
 cleaning, archival and savepoints, each reporting what it did as output metadata."""
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import dagster as dg
 from dagster import OpExecutionContext
@@ -10,6 +10,7 @@ from dagster import OpExecutionContext
 from hudi_core import HudiTable
 from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_core.parallel import TaskRunner, run_locally
+from hudi_dagster import metadata as md
 from hudi_dagster.config import HudiTableConfig
 from hudi_dagster.factories import Engine, pool_for, table_slug
 
@@ -34,9 +35,9 @@ SERVICE_RUNNERS: dict[str, Callable[[HudiTable, Mapping[str, str]], ServiceResul
 }
 
 
-def service_metadata(table: HudiTableConfig, service: str, result: ServiceResult | None) -> dict[str, object]:
+def service_metadata(table: HudiTableConfig, service: str, result: ServiceResult | None) -> dict[str, Any]:
     """What a service run did (`hudi/ran` is False when there was nothing to do)."""
-    metadata: dict[str, object] = {"hudi/table": table.path, "hudi/service": service, "hudi/ran": result is not None}
+    metadata: dict[str, Any] = {"hudi/table": table.path, "hudi/service": service, "hudi/ran": result is not None}
     if result is not None:
         metadata["hudi/instant"] = result.instant_time or ""
         metadata["hudi/completion_time"] = result.completion_time or ""
@@ -50,14 +51,17 @@ def hudi_service_op(
     options: Mapping[str, str] | None = None,
     name: str | None = None,
     engine: Engine = "arrow",
+    table_asset: dg.AssetKey | str | Sequence[str] | None = None,
 ) -> dg.OpDefinition:
     """An op running one table service on `table` (in the table's writer pool). With engine
     "spark" (needs the `spark` resource) the service plans and commits in the op and rewrites its
-    file groups as Spark tasks."""
+    file groups as Spark tasks. With `table_asset` (the table's asset key), what the service did is
+    also an observation of that asset, so the asset page shows it. Its commit records the run."""
     if service not in SERVICE_RUNNERS:
         raise ValueError(f"unknown table service {service!r}; choose from {', '.join(SERVICE_RUNNERS)}")
     run = SERVICE_RUNNERS[service]
     merged = {**table.hudi_options, **dict(options or {})}
+    asset_key = dg.AssetKey.from_coercible(table_asset) if table_asset is not None else None
 
     @dg.op(
         name=name or f"{_slug(table)}_{service}",
@@ -69,10 +73,12 @@ def hudi_service_op(
     )
     def _service(context: OpExecutionContext) -> None:
         runner = _task_runner(context, engine, f"hudi {service} of {table.path}")
-        result = run(HudiTable(table.path, task_runner=runner), merged)
+        result = run(HudiTable(table.path, task_runner=runner), {**merged, **md.run_commit_metadata(context)})
         metadata = service_metadata(table, service, result)
         context.log.info(f"{service} on {table.path}: {metadata}")
         context.add_output_metadata(metadata)
+        if asset_key is not None:
+            context.log_event(dg.AssetObservation(asset_key=asset_key, metadata=metadata))
 
     return _service
 
@@ -83,10 +89,12 @@ def hudi_maintenance_job(
     options: Mapping[str, str] | None = None,
     name: str | None = None,
     engine: Engine = "arrow",
+    table_asset: dg.AssetKey | str | Sequence[str] | None = None,
 ) -> dg.JobDefinition:
     """A job running `services` on `table` one after another, in one process (engine "spark": their
-    file-group tasks on the `spark` resource's session)."""
-    ops = [hudi_service_op(table, service, options, engine=engine) for service in services]
+    file-group tasks on the `spark` resource's session); with `table_asset`, each service's result
+    is an observation of the table's asset."""
+    ops = [hudi_service_op(table, service, options, engine=engine, table_asset=table_asset) for service in services]
 
     @dg.graph(name=f"{name or _slug(table) + '_maintenance'}_graph")
     def _maintenance() -> None:

@@ -8,7 +8,11 @@ import dagster as dg
 import pyarrow as pa
 
 from hudi_core import HudiTable, WriteResult
+from hudi_core.config.write import HudiWriteConfig
 from hudi_core.schema.meta_fields import META_FIELDS
+
+COMMIT_META_PREFIX_OPTION = HudiWriteConfig.COMMIT_METADATA_KEY_PREFIX.key
+DAGSTER_PREFIX = "dagster/"
 
 # Asset (definition) or output metadata keys; output metadata overrides definition metadata.
 WRITE_MODE_KEY = "write_mode"
@@ -19,6 +23,13 @@ TABLE_TYPE_KEY = "table_type"
 HUDI_OPTIONS_KEY = "hudi_options"
 COLUMNS_KEY = "columns"
 COMMIT_INSTANT_KEY = "hudi/commit_instant"
+PARTITION_ROW_COUNT_KEY = "dagster/partition_row_count"
+# Definition metadata of the incremental and CDC assets: the table they consume, and the identifier
+# their target commits store that table's checkpoint under.
+SOURCE_KEY = "hudi/source"
+CHECKPOINT_IDENTIFIER_KEY = "hudi/checkpoint_identifier"
+# Extra-metadata key of commits made by Dagster runs; commits without it were made elsewhere.
+RUN_ID_COMMIT_KEY = "dagster/run_id"
 SERVICE_WARNINGS_KEY = "hudi/service_warnings"
 
 
@@ -57,6 +68,13 @@ def write_metadata(table_uri: str, table_name: str, result: WriteResult, row_cou
     if result.service_warnings:  # the write committed; an inline service after it failed
         metadata[SERVICE_WARNINGS_KEY] = "\n".join(result.service_warnings)
     return metadata
+
+
+def run_commit_metadata(context: dg.OutputContext | dg.AssetExecutionContext | dg.OpExecutionContext) -> dict[str, str]:
+    """Write options recording the Dagster run in the commit's extra metadata (Hudi's
+    `hoodie.datasource.write.commitmeta.key.prefix` passes options under the prefix through)."""
+    run_id = context.step_context.run_id if isinstance(context, dg.OutputContext) else context.run.run_id
+    return {COMMIT_META_PREFIX_OPTION: DAGSTER_PREFIX, RUN_ID_COMMIT_KEY: run_id}
 
 
 def table_row_count(table_uri: str) -> int:

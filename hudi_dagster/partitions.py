@@ -3,7 +3,7 @@
 `partition_expr` metadata names the table column holding each Dagster partition dimension: a column
 name for single-dimension assets, a {dimension: column} dict for multi-partitioned ones. Static and
 time-window partition keys are matched against the column's values (strings by key; date and
-timestamp columns by the time window).
+timestamp columns by the time window). Dynamic partitions (and dynamic dimensions) match by key.
 """
 
 from __future__ import annotations
@@ -42,7 +42,10 @@ def dimension_values(
             values = sorted({k.keys_by_dimension[dimension.name] for k in parsed})
             result[dimension.name] = (dimension.partitions_def, values)
         return result
-    if isinstance(partitions_def, (dg.TimeWindowPartitionsDefinition, dg.StaticPartitionsDefinition)):
+    if isinstance(
+        partitions_def,
+        (dg.TimeWindowPartitionsDefinition, dg.StaticPartitionsDefinition, dg.DynamicPartitionsDefinition),
+    ):
         return {None: (partitions_def, list(keys))}
     raise ValueError(f"unsupported partitions definition for a Hudi table: {type(partitions_def).__name__}")
 

@@ -93,14 +93,22 @@ def write_data(
     options: dict[str, str],
     checkpoint: str | None = None,
     checkpoint_identifier: str | None = None,
+    deletes: Any = None,
 ) -> WriteResult:
-    """Writes with the engine the data calls for: Spark DataFrames on Spark, anything else in Arrow."""
+    """Writes with the engine the data calls for: Spark DataFrames on Spark, anything else in Arrow.
+
+    `deletes`: records an upsert deletes in the same commit (Arrow engine only)."""
     if _is_spark_dataframe(data):
         from hudi_core import spark as hudi_spark  # noqa: PLC0415
 
+        if deletes is not None and len(deletes):
+            raise ValueError(
+                "a Spark DataFrame cannot delete records as it upserts: partition the table by the "
+                "partition_expr columns (replaced with insert_overwrite), or set write_mode"
+            )
         frame: DataFrame = data
         return hudi_spark.write(frame, path, options, checkpoint, checkpoint_identifier)
-    return write_hudi(path, data, options, checkpoint, checkpoint_identifier)
+    return write_hudi(path, data, options, checkpoint, checkpoint_identifier, deletes=deletes)
 
 
 def _is_spark_dataframe(data: Any) -> bool:

@@ -1,4 +1,5 @@
-"""Sensors on Hudi timelines: runs requested when data commits land, by any writer."""
+"""Sensors on Hudi timelines: runs requested when data commits land, by any writer, and the table's
+asset kept true to the table when commits are made outside Dagster."""
 
 from collections.abc import Sequence
 
@@ -9,6 +10,39 @@ from dagster._core.definitions.unresolved_asset_job_definition import Unresolved
 from hudi_core import HudiTable
 from hudi_core.hudi_table import table_exists
 from hudi_core.table.checkpoint import change_window
+from hudi_dagster import metadata as md
+from hudi_dagster.observe import external_commit_events
+
+# The cursor of a sensor that saw the table absent: every commit of the table is new to it.
+EARLIEST = "earliest"
+
+
+def consumer_checkpoints(context: SensorEvaluationContext, table_path: str) -> list[str | None] | None:
+    """The checkpoints of the table's consumers in this code location (incremental and CDC assets
+    reading `table_path`): what each processed last (None: nothing yet). None when it has none."""
+    repository = context.repository_def
+    if repository is None:
+        return None
+    found: list[str | None] = []
+    for assets_def in repository.assets_defs_by_key.values():
+        for spec in assets_def.specs:
+            metadata = spec.metadata or {}
+            if metadata.get(md.SOURCE_KEY) != table_path or md.CHECKPOINT_IDENTIFIER_KEY not in metadata:
+                continue
+            target = str(metadata["dagster/uri"])
+            identifier = str(metadata[md.CHECKPOINT_IDENTIFIER_KEY])
+            found.append(HudiTable(target).latest_checkpoint(identifier) if table_exists(target) else None)
+    return found or None
+
+
+def starting_cursor(context: SensorEvaluationContext, table_path: str) -> str:
+    """Where a sensor without a cursor starts: after what every consumer already processed, else
+    after the table's latest data commit (turning a sensor on does not replay history)."""
+    checkpoints = consumer_checkpoints(context, table_path)
+    if checkpoints is not None:
+        return EARLIEST if any(c is None for c in checkpoints) else min(c for c in checkpoints if c is not None)
+    window = change_window(HudiTable(table_path).timeline, None)
+    return window.end if window is not None else EARLIEST
 
 
 def hudi_commit_sensor(
@@ -17,6 +51,7 @@ def hudi_commit_sensor(
     table_path: str,
     job: dg.JobDefinition | UnresolvedAssetJobDefinition | None = None,
     asset_selection: dg.AssetSelection | Sequence[dg.AssetKey] | None = None,
+    table_asset: dg.AssetKey | str | Sequence[str] | None = None,
     minimum_interval_seconds: int = 30,
     default_status: dg.DefaultSensorStatus = dg.DefaultSensorStatus.STOPPED,
 ) -> dg.SensorDefinition:
@@ -26,7 +61,14 @@ def hudi_commit_sensor(
     tables, where it never passes the earliest pending instant). Compaction, log compaction and
     clustering commits do not trigger: they change files, not data. Commits written outside Dagster
     trigger like any other.
+
+    Turned on without a cursor, the sensor starts after what the table's consumers (the incremental
+    and CDC assets of this code location reading it) have processed, from their checkpoints; with
+    no consumers, after the latest commit. With `table_asset` (the table's own asset key), commits
+    made outside Dagster (without `dagster/run_id` in their metadata) are reported on that asset:
+    data commits as runless materializations, table services as observations.
     """
+    asset_key = dg.AssetKey.from_coercible(table_asset) if table_asset is not None else None
 
     @dg.sensor(
         name=name,
@@ -38,14 +80,25 @@ def hudi_commit_sensor(
     )
     def _sensor(context: SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
         if not table_exists(table_path):
-            return dg.SkipReason(f"no Hudi table at {table_path} yet")
-        window = change_window(HudiTable(table_path).timeline, context.cursor or None)
+            return dg.SensorResult(skip_reason=f"no Hudi table at {table_path} yet", cursor=EARLIEST)
+        cursor = context.cursor or starting_cursor(context, table_path)
+        after = None if cursor == EARLIEST else cursor
+        table = HudiTable(table_path)
+        window = change_window(table.timeline, after)
+        events, services_end = (
+            external_commit_events(table, asset_key, after, window) if asset_key is not None else ([], None)
+        )
         if window is None:
-            return dg.SkipReason(f"no data commits after {context.cursor or 'the start'}")
+            if services_end is not None:  # reported table services are behind the cursor from now on
+                cursor = services_end if after is None else max(after, services_end)
+            return dg.SensorResult(
+                skip_reason=f"no data commits after {after or 'the start'}", cursor=cursor, asset_events=events
+            )
         request = dg.RunRequest(
             run_key=f"{table_path}@{window.end}",
             tags={"hudi/table": table_path, "hudi/commits": ",".join(window.commits[-10:])},
         )
-        return dg.SensorResult(run_requests=[request], cursor=window.end)
+        end = max(window.end, services_end) if services_end else window.end
+        return dg.SensorResult(run_requests=[request], cursor=end, asset_events=events)
 
     return _sensor

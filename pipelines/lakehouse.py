@@ -77,12 +77,12 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
             "partition_expr": "ride_date",
             "ordering_field": "ts",
             "table_type": "MERGE_ON_READ",
-            "write_mode": "upsert",
             "hudi_options": {"hoodie.table.cdc.enabled": "true"},
+            "dagster/uri": bronze_path,
         },
     )
     def bronze_rides(context: AssetExecutionContext) -> DataFrame:
-        """Raw ride events, upserted by day (Merge-on-Read, change data capture on)."""
+        """Raw ride events by day (Merge-on-Read, change data capture on); a re-run replaces its days."""
         spark = context.resources.spark.get_session()
         rows = demo_rows_per_day()
         days = [rides_for_day(day, rows) for day in context.partition_keys]
@@ -112,7 +112,11 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
         required_resource_keys={"spark"},
         group_name="gold",
         kinds={"hudi", "spark"},
-        metadata={"record_key": ["ride_date", "city"], "write_mode": "insert_overwrite_table"},
+        metadata={
+            "record_key": ["ride_date", "city"],
+            "write_mode": "insert_overwrite_table",
+            "dagster/uri": table_path(root, "gold_city_daily"),
+        },
     )
     def gold_city_daily(context: AssetExecutionContext) -> DataFrame:
         """Rides, revenue and average fare per city and day."""
@@ -142,7 +146,9 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
 
     bronze_job = hudi_asset_job("lakehouse_bronze", [bronze_rides.key], partitions_def=DAYS)
     downstream_job = hudi_asset_job("lakehouse_downstream", [silver_rides.key, bronze_mirror.key, gold_city_daily.key])
-    maintenance = hudi_maintenance_job(bronze_table, ["compaction", "clean", "archive"], name="bronze_maintenance")
+    maintenance = hudi_maintenance_job(
+        bronze_table, ["compaction", "clean", "archive"], name="bronze_maintenance", table_asset=bronze_rides.key
+    )
     spark = SparkResource(master="local[2]", conf=SPARK_CONF)
     return dg.Definitions(
         assets=[bronze_rides, silver_rides, gold_city_daily, bronze_mirror, fx_rates],
@@ -157,7 +163,11 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
             maintenance,
         ],
         schedules=[hudi_maintenance_schedule(maintenance)],
-        sensors=[hudi_commit_sensor(name="bronze_commits", table_path=bronze_path, job=downstream_job)],
+        sensors=[
+            hudi_commit_sensor(
+                name="bronze_commits", table_path=bronze_path, job=downstream_job, table_asset=bronze_rides.key
+            )
+        ],
         resources={"spark": spark, "io_manager": HudiSparkIOManager(root_uri=str(root), spark=spark)},
         executor=dg.in_process_executor,
     )

@@ -28,6 +28,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from hudi_core.config import pass_through_keys
 from hudi_core.config.services import HudiClusteringConfig, refuse_bucket_index_clustering
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import HudiConfigError, HudiError
@@ -354,7 +355,8 @@ def _execute(
         for piece in clustering_slices(requested):
             replaced.setdefault(piece.get("partitionPath") or "", []).append(str(piece["fileId"]))
         with ctx.locked("complete clustering") as state:
-            extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}
+            # Options under hoodie.datasource.write.commitmeta.key.prefix, as write commits record them.
+            extra = {**pass_through_keys(ctx.configs.raw), "schema": json.dumps(avro_schema, separators=(",", ":"))}
             record = commit_metadata_record(stats, "CLUSTER", extra, replaced)
             completed = ctx.writer(state).complete(inflight, encode_avro_container(REPLACE_COMMIT_METADATA, record))
     Markers(storage, instant.requested_time).delete_all()

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.config import pass_through_keys
 from hudi_core.config.services import CompactionStrategy, CompactionTrigger, HudiCompactionConfig
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import HudiError, UnsupportedFeatureError
@@ -399,7 +400,8 @@ def _execute(
         crash.crash_point(f"{kind.crash_prefix}.after_files")
         Markers(storage, instant.requested_time).delete_unlisted(written_paths(stats))
         with ctx.locked(f"complete {kind.action.value}") as state:
-            extra = {"schema": json.dumps(avro_schema, separators=(",", ":"))}
+            # Options under hoodie.datasource.write.commitmeta.key.prefix, as write commits record them.
+            extra = {**pass_through_keys(ctx.configs.raw), "schema": json.dumps(avro_schema, separators=(",", ":"))}
             record = commit_metadata_record(stats, kind.operation_type, extra, compacted=kind.compacted)
             completed = ctx.writer(state).complete(inflight, encode_avro_container(COMMIT_METADATA, record))
     Markers(storage, instant.requested_time).delete_all()

@@ -104,7 +104,15 @@ from hudi_core.write.planner import (
     route,
     updated_groups,
 )
-from hudi_core.write.prepare import DELETED, KEY, PARTITION, PreparedBatch, check_insert_duplicates, prepare_batch
+from hudi_core.write.prepare import (
+    DELETED,
+    KEY,
+    PARTITION,
+    PreparedBatch,
+    check_insert_duplicates,
+    prepare_batch,
+    with_deletes,
+)
 
 FileGroupEngine = Callable[[WriteContext, Sequence[FileGroupWrite]], list[WriteStat]]
 
@@ -378,8 +386,10 @@ class WriteClient:
         partitions: Sequence[str] | None = None,
         checkpoint: str | None = None,
         checkpoint_identifier: str | None = None,
+        deletes: Any = None,
     ) -> WriteResult:
-        """Performs one write operation (see module docstring)."""
+        """Performs one write operation (see module docstring); an upsert also deletes the records
+        `deletes` names (`hudi_core.write.prepare.with_deletes`)."""
         state = load_table_state(self._storage)
         settings = self.settings(state)
         config, keygen, index = settings.config, settings.keygen, settings.index
@@ -396,6 +406,10 @@ class WriteClient:
             )
             if operation is WriteOperation.INSERT and settings.dup_policy is InsertDupPolicy.FAIL:
                 check_insert_duplicates(batch, index.is_global)
+            if deletes is not None:
+                if operation is not WriteOperation.UPSERT:
+                    raise HudiConfigError(f"only an upsert deletes records as it writes, not {operation.value}")
+                batch = with_deletes(batch, deletes, keygen, settings.ordering, index.is_global)
 
         def planner(state: TableState, config: TableConfig, configs: HudiConfigs) -> WritePlan:
             return self.plan_batch(operation, batch, partitions, state.timeline, config, configs, keygen, index)

@@ -134,6 +134,53 @@ def prepare_batch(
     return PreparedBatch(rows, schema)
 
 
+def with_deletes(
+    batch: PreparedBatch,
+    deletes: Any,
+    keygen: KeyGenerator,
+    ordering_field: str | None,
+    global_index: bool,
+) -> PreparedBatch:
+    """`batch` plus the records `deletes` names (record key and partition columns), deleted in the
+    same commit as the batch is written.
+
+    They delete by key, as the delete operation does, whatever ordering value the stored records
+    hold; no `_hoodie_is_deleted` column reaches the table. A key both written and deleted is refused.
+    """
+    table = to_arrow(deletes)
+    located = [*keygen.record_key_fields, *([] if global_index else keygen.partition_fields)]
+    missing = [n for n in located if n not in table.column_names]
+    if missing:
+        raise SchemaError(f"deleted records need column(s) {missing} to locate them")
+    removed = prepare_batch(
+        table.select(located),
+        WriteOperation.DELETE,
+        batch.schema,
+        keygen,
+        ordering_field,
+        dedup=True,
+        global_index=global_index,
+    ).rows
+    if not removed.num_rows:
+        return batch
+
+    def identities(rows: pa.Table) -> pa.ChunkedArray | pa.Array:
+        if global_index:
+            return rows.column(KEY)
+        return pc.binary_join_element_wise(rows.column(PARTITION), rows.column(KEY), "\x00")
+
+    both = pc.is_in(identities(removed), value_set=identities(batch.rows).combine_chunks())
+    overlap = int(pc.sum(pc.cast(both, pa.int64())).as_py() or 0)
+    if overlap:
+        raise InvalidKeyError(f"{overlap} record(s) are both written and deleted by the same write")
+    columns = [
+        removed.column(f.name) if f.name in removed.column_names else pa.nulls(removed.num_rows, f.type)
+        for f in batch.rows.schema
+    ]
+    padded = pa.Table.from_arrays(columns, schema=batch.rows.schema)
+    return PreparedBatch(pa.concat_tables([batch.rows, padded]), batch.schema)
+
+
 def _cast_present(table: pa.Table, schema: pa.Schema) -> pa.Table:
     """A delete batch: the columns it has, in the table's types."""
     fields = [f for f in schema if f.name in table.column_names]

@@ -3,23 +3,28 @@
 A table lives at `<root_uri>/<asset key path>`. Per-asset settings come from definition metadata,
 overridden by output metadata, overriding the IO manager's config: `record_key`, `partition_expr`,
 `ordering_field`, `table_type`, `write_mode`, `hudi_options`; inputs honour `columns`.
+
+Without a `write_mode`, a partitioned asset replaces exactly the run's partitions (see
+`hudi_dagster.replace`); an unpartitioned one upserts when it has a record key, else inserts.
+Every commit records the Dagster run in its extra metadata (`dagster/run_id`).
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import dagster as dg
 from pydantic import Field
 
-from hudi_core import HudiTable
+from hudi_core import HudiTable, WriteResult
 from hudi_core.hudi_table import table_exists
 from hudi_dagster import metadata as md
-from hudi_dagster.config import TableType, WriteMode, table_write_options
+from hudi_dagster.config import OPERATION_OPTION, TableType, WriteMode, table_write_options
 from hudi_dagster.handler import HudiTypeHandler
 from hudi_dagster.partitions import Filter, partition_columns, partition_filters
+from hudi_dagster.replace import maps_whole_partitions, plan_replace
 from hudi_dagster.resource import write_data
 
 
@@ -50,42 +55,105 @@ class HudiIOManager(dg.ConfigurableIOManager):
         settings = self._settings(context)
         uri = self.table_uri(context.asset_key)
         record_key = _as_list(settings.get(md.RECORD_KEY_KEY))
-        mode = WriteMode(settings.get(md.WRITE_MODE_KEY) or self.write_mode or ("upsert" if record_key else "insert"))
+        chosen = settings.get(md.WRITE_MODE_KEY) or self.write_mode
         partition_expr = settings.get(md.PARTITION_EXPR_KEY)
         writable = handler.to_writable(obj)
+
+        def options(mode: WriteMode) -> dict[str, str]:
+            return table_write_options(
+                uri,
+                context.asset_key.path[-1],
+                record_key,
+                list(partition_columns(partition_expr).values()),
+                settings.get(md.ORDERING_FIELD_KEY),
+                str(settings.get(md.TABLE_TYPE_KEY) or self.table_type),
+                {
+                    **self.hudi_options,
+                    **dict(settings.get(md.HUDI_OPTIONS_KEY) or {}),
+                    **md.run_commit_metadata(context),
+                },
+                mode,
+            )
+
         if context.has_asset_partitions:
-            self._check_partitions(context, handler, obj, partition_expr)
-        options = table_write_options(
-            uri,
-            context.asset_key.path[-1],
-            record_key,
-            list(partition_columns(partition_expr).values()),
-            settings.get(md.ORDERING_FIELD_KEY),
-            str(settings.get(md.TABLE_TYPE_KEY) or self.table_type),
-            {**self.hudi_options, **dict(settings.get(md.HUDI_OPTIONS_KEY) or {})},
-            mode,
-        )
-        result = write_data(uri, writable, options)
+            run_filters = self._check_partitions(context, handler, obj, partition_expr)
+            if chosen is None:
+                result = self._replace_partitions(context, handler, writable, uri, record_key, run_filters, options)
+            else:
+                result = write_data(uri, writable, options(WriteMode(chosen)))
+        else:
+            mode = WriteMode(chosen or ("upsert" if record_key else "insert"))
+            result = write_data(uri, writable, options(mode))
+        if result is None:
+            context.log.info(f"{context.asset_key.to_user_string()}: nothing written and nothing to replace")
+            return
         rows = md.table_row_count(uri) if self.row_count else None
         context.add_output_metadata(md.write_metadata(uri, context.asset_key.to_user_string(), result, rows))
         if context.has_asset_key:
             # The commit instant is the asset's data version: downstream staleness follows commits.
             context.step_context.set_data_version(context.asset_key, md.data_version(result))
 
-    def _check_partitions(self, context: dg.OutputContext, handler: HudiTypeHandler, obj: Any, expr: Any) -> None:
+    def _replace_partitions(
+        self,
+        context: dg.OutputContext,
+        handler: HudiTypeHandler,
+        writable: Any,
+        uri: str,
+        record_key: list[str],
+        run_filters: list[Filter],
+        options: Callable[[WriteMode], dict[str, str]],
+    ) -> WriteResult | None:
+        """Replaces the run's partitions with the output (`hudi_dagster.replace`)."""
+        expr_columns = list(partition_columns(self._settings(context).get(md.PARTITION_EXPR_KEY)).values())
+        whole = maps_whole_partitions(uri, expr_columns)
+        fields = list(HudiTable(uri).table_config.partition_fields) if table_exists(uri) else expr_columns
+        plan = plan_replace(
+            uri,
+            whole,
+            [run_filters],
+            record_key,
+            handler.columns(writable, fields, distinct=True),
+            None if whole else handler.columns(writable, list(dict.fromkeys([*record_key, *fields]))),
+            handler.has_rows(writable),
+        )
+        result = None
+        if plan.mode is not None:
+            result = write_data(uri, writable, options(plan.mode), deletes=plan.deletes)
+        if plan.emptied:
+            context.log.info(f"dropping partitions the run left empty: {', '.join(plan.emptied)}")
+            drop = {k: v for k, v in options(WriteMode.DELETE).items() if k != OPERATION_OPTION}
+            result = HudiTable(uri).delete_partitions(plan.emptied, drop)
+        return result
+
+    def _check_partitions(
+        self, context: dg.OutputContext, handler: HudiTypeHandler, obj: Any, expr: Any
+    ) -> list[Filter]:
+        """The filters selecting the run's partitions; refuses rows outside them, and records each
+        partition's row count (`dagster/partition_row_count`)."""
         if expr is None:
             raise ValueError(f"partitioned asset {context.asset_key.to_user_string()} needs partition_expr metadata")
-        filters = self._filters_for(context, expr, handler, obj)
+        schema = handler.arrow_schema(obj)
+        keys = list(context.asset_partition_keys)
+        filters = partition_filters(expr, context.asset_partitions_def, keys, schema)
         outside = handler.rows_outside(obj, filters)
         if outside:
             raise ValueError(
                 f"{outside} output row(s) of {context.asset_key.to_user_string()} fall outside the run's "
-                f"partition(s) {list(context.asset_partition_keys)} (partition_expr {expr!r})"
+                f"partition(s) {keys} (partition_expr {expr!r})"
             )
-
-    def _filters_for(self, context: dg.OutputContext, expr: Any, handler: HudiTypeHandler, obj: Any) -> list[Filter]:
-        schema = handler.arrow_schema(obj)
-        return partition_filters(expr, context.asset_partitions_def, context.asset_partition_keys, schema)
+        if len(keys) > 1:
+            per_key = {key: partition_filters(expr, context.asset_partitions_def, [key], schema) for key in keys}
+            for key, rows in handler.rows_inside(obj, per_key).items():
+                context.step_context.add_asset_metadata(
+                    {md.PARTITION_ROW_COUNT_KEY: rows}, asset_key=context.asset_key, partition_key=key
+                )
+        elif keys:
+            context.step_context.add_asset_metadata(
+                {md.PARTITION_ROW_COUNT_KEY: handler.rows_inside(obj, {keys[0]: filters})[keys[0]]},
+                asset_key=context.asset_key,
+                partition_key=keys[0],
+            )
+        return filters
 
     # ---- loading --------------------------------------------------------------------------------
 

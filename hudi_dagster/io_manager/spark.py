@@ -7,7 +7,7 @@ the loaded DataFrame alone: filters given to `spark.read.format("hudi")` do not 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -57,6 +57,25 @@ class SparkTypeHandler(HudiTypeHandler):
         if condition is None:
             return 0
         return int(obj.where(~sf.coalesce(condition, sf.lit(False))).count())
+
+    def rows_inside(self, obj: Any, filters_by_key: Mapping[str, Sequence[Filter]]) -> dict[str, int]:
+        # One Spark job counts every partition: a count per partition key would be a job each.
+        conditions = [spark_condition(filters) for filters in filters_by_key.values()]
+        counts = [
+            sf.count_if(sf.lit(True) if c is None else sf.coalesce(c, sf.lit(False))).alias(f"c{i}")
+            for i, c in enumerate(conditions)
+        ]
+        if not counts:
+            return {}
+        row = obj.agg(*counts).first()
+        return {key: int(row[f"c{i}"] or 0) for i, key in enumerate(filters_by_key)}
+
+    def columns(self, obj: Any, names: Sequence[str], distinct: bool = False) -> pa.Table:
+        selected = obj.select(*names)
+        return (selected.distinct() if distinct else selected).toArrow()
+
+    def has_rows(self, obj: Any) -> bool:
+        return not obj.isEmpty()
 
     def load(self, uri: str, columns: Sequence[str] | None, filters: Sequence[Filter], load_type: type) -> Any:
         session = self.spark.get_session()

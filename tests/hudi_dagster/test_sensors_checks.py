@@ -58,12 +58,24 @@ def downstream() -> None:
 Requests = list[tuple[str | None, dict[str, str]]]
 
 
-def evaluate(sensor: dg.SensorDefinition, cursor: str | None) -> tuple[Requests, str | None, str | None]:
+def evaluate(
+    sensor: dg.SensorDefinition, cursor: str | None, definitions: dg.Definitions | None = None
+) -> tuple[Requests, str | None, str | None]:
     """The tick's run requests (run key, tags), its cursor and its skip message."""
     with dg.instance_for_test() as instance:
-        tick = sensor.evaluate_tick(dg.build_sensor_context(instance=instance, cursor=cursor))
+        tick = sensor.evaluate_tick(dg.build_sensor_context(instance=instance, cursor=cursor, definitions=definitions))
     requests = [(r.run_key, dict(r.tags)) for r in tick.run_requests or []]
     return requests, tick.cursor, tick.skip_message
+
+
+def asset_events(sensor: dg.SensorDefinition, cursor: str) -> list[tuple[str, str, str]]:
+    """(event kind, operation, instant) of the tick's events on the table's asset."""
+    with dg.instance_for_test() as instance:
+        tick = sensor.evaluate_tick(dg.build_sensor_context(instance=instance, cursor=cursor))
+    return [
+        (type(e).__name__, str(e.metadata["hudi/operation"].value), str(e.metadata["hudi/commit_instant"].value))
+        for e in tick.asset_events
+    ]
 
 
 def fired(sensor: dg.SensorDefinition, path: str, end: str, *commits: str) -> tuple[Requests, str, None]:
@@ -75,9 +87,10 @@ def fired(sensor: dg.SensorDefinition, path: str, end: str, *commits: str) -> tu
 def test_sensor_fires_on_data_commits_only(tmp_path: Path) -> None:
     path = str(tmp_path / "trips")
     sensor = hudi_commit_sensor(name="trips_commits", table_path=path, job=downstream)
-    assert evaluate(sensor, None) == ([], None, f"no Hudi table at {path} yet")
+    # Turned on before the table exists: every commit of the table will be new to it.
+    assert evaluate(sensor, None) == ([], "earliest", f"no Hudi table at {path} yet")
     first = commit(path, range(5))
-    assert evaluate(sensor, None) == fired(sensor, path, first.completion_time, first.instant_time)
+    assert evaluate(sensor, "earliest") == fired(sensor, path, first.completion_time, first.instant_time)
     cursor = first.completion_time
     assert evaluate(sensor, cursor) == ([], cursor, f"no data commits after {cursor}")  # the cursor stays
 
@@ -113,7 +126,7 @@ def test_sensor_on_a_v6_table_never_passes_the_earliest_pending_instant(corpus_c
     commits = [i.requested_time for i in timeline.completed_data_instants() if not timeline.is_table_service(i)]
     assert len(commits) == 2
     sensor = hudi_commit_sensor(name="v6_commits", table_path=path, job=downstream)
-    assert evaluate(sensor, None) == fired(sensor, path, commits[-1], *commits)  # layout 1: the instant time
+    assert evaluate(sensor, "earliest") == fired(sensor, path, commits[-1], *commits)  # layout 1: the instant time
 
     # A write that started before the last commit and is still inflight holds the cursor back: the
     # last commit is not reported until the write before it finishes.
@@ -129,6 +142,50 @@ def test_sensor_on_a_v6_table_never_passes_the_earliest_pending_instant(corpus_c
     assert evaluate(sensor, earliest) == fired(sensor, path, last, last)
 
 
+def test_first_tick_starts_from_the_consumers_checkpoints(tmp_path: Path) -> None:
+    """Turning the sensor on over a table with history does not replay what consumers processed."""
+    from hudi_dagster import hudi_incremental_asset  # noqa: PLC0415
+
+    path = str(tmp_path / "trips")
+    first, second = commit(path, range(5)), commit(path, range(5, 8), ts=2)
+    sensor = hudi_commit_sensor(name="trips_commits", table_path=path, job=downstream)
+    # No consumers in the code location: the sensor starts after the latest commit.
+    assert evaluate(sensor, None) == ([], second.completion_time, f"no data commits after {second.completion_time}")
+
+    silver = HudiTableConfig(path=str(tmp_path / "silver"), record_key=["id"], partition_fields=["city"])
+    consumer = hudi_incremental_asset(name="silver", source="trips", source_path=path, target=silver)
+    definitions = dg.Definitions(assets=[consumer], jobs=[downstream], sensors=[sensor])
+    # A consumer that never ran: everything is new to it.
+    expected = fired(sensor, path, second.completion_time, first.instant_time, second.instant_time)
+    assert evaluate(sensor, None, definitions) == expected
+    write_hudi(
+        silver.path, batch(range(1)), silver.write_options("upsert"), first.completion_time, "silver"
+    )  # as if silver had processed the first commit
+    assert evaluate(sensor, None, definitions) == fired(sensor, path, second.completion_time, second.instant_time)
+
+
+def test_commits_outside_dagster_are_reported_on_the_table_asset(tmp_path: Path) -> None:
+    path = str(tmp_path / "trips")
+    own = write_hudi(
+        path,
+        batch(range(5)),
+        {**OPTIONS, "hoodie.datasource.write.commitmeta.key.prefix": "dagster/", "dagster/run_id": "r1"},
+    )
+    sensor = hudi_commit_sensor(name="trips_commits", table_path=path, job=downstream, table_asset="trips")
+    cursor = own.completion_time
+    other = commit(path, range(3), ts=2)  # another writer
+    compacted = HudiTable(path).compact()
+    assert compacted is not None
+    events = asset_events(sensor, "earliest")
+    assert events == [
+        ("AssetMaterialization", "upsert", other.instant_time),
+        ("AssetObservation", "compact", compacted.instant_time),
+    ]  # the Dagster run's own commit is not reported
+    assert asset_events(sensor, cursor) == events
+    _, after, _ = evaluate(sensor, cursor)
+    assert after is not None and asset_events(sensor, after) == []  # reported once
+
+
 def test_observable_source_asset_version_follows_external_writes(tmp_path: Path) -> None:
     path = str(tmp_path / "trips")
     source = hudi_observable_source_asset(key="external_trips", table_path=path)
@@ -139,7 +196,11 @@ def test_observable_source_asset_version_follows_external_writes(tmp_path: Path)
             observation = result.asset_observations_for_node("external_trips")[0]
             return observation.tags["dagster/data_version"]
 
-    assert observed() == "absent"
+    with dg.instance_for_test() as instance:  # no table: a failed observation saying so
+        result = observe([source], instance=instance, raise_on_error=False)
+        assert not result.success
+        failure = next(e for e in result.all_events if e.is_step_failure)
+        assert f"no Hudi table at {path}" in str(failure.event_specific_data)
     first = write(path, range(3))
     assert observed() == first
     second = write(path, range(2), ts=2)
@@ -175,6 +236,31 @@ def test_checks_pass_on_a_healthy_table_and_fail_on_problems(tmp_path: Path) -> 
     assert not results["table_health"].passed  # every base file is small
 
 
+def test_health_judges_small_files_by_what_packing_would_save(tmp_path: Path) -> None:
+    """One small base file per partition is healthy (nothing to pack it with), also after compaction,
+    at the default thresholds; two small files in one partition are one file too many."""
+    path = str(tmp_path / "trips")
+    cities = ["sf", "nyc", "la", "chi"]
+    rows = pa.table({"id": [f"k{i}" for i in range(8)], "ts": [1] * 8, "city": cities * 2})
+    write_hudi(path, rows, OPTIONS)
+    write_hudi(path, rows.slice(0, 4).set_column(1, "ts", pa.array([2] * 4)), OPTIONS)
+    assert HudiTable(path).compact() is not None
+    results = run_checks(path)
+    health = results["table_health"]
+    assert health.passed, health.metadata
+    assert health.metadata["packable_small_files"].value == 0
+    assert health.metadata["small_file_limit_bytes"].value == 104857600
+    assert health.metadata["max_file_size_bytes"].value == 125829120
+    more = pa.table({"id": ["x1", "x2"], "ts": [1, 1], "city": ["sf", "sf"]})
+    write_hudi(path, more, {**OPTIONS, "hoodie.datasource.write.operation": "bulk_insert"})
+    health = run_checks(path, max_small_file_ratio=0.1)["table_health"]
+    assert not health.passed and health.metadata["packable_small_files"].value == 1
+    checks = hudi_table_checks(asset_key="trips", table_path=path)
+    descriptions = [spec.description for check in checks for spec in check.check_specs]
+    assert len(descriptions) == 3 and all(descriptions), descriptions
+    assert "hoodie.parquet.small.file.limit" in descriptions[2]
+
+
 def test_health_check_reports_a_failed_write(tmp_path: Path) -> None:
     path = str(tmp_path / "trips")
     write(path, range(5))
@@ -208,11 +294,18 @@ def test_maintenance_job_reports_each_service(table_type: str, tmp_path: Path) -
             "hoodie.clustering.plan.strategy.small.file.limit": "0",
             "hoodie.log.compaction.blocks.threshold": "2",
         },
+        table_asset="trips",
     )
+    observations: list[str] = []
 
     def run(job: dg.JobDefinition = job) -> dict[str, dict[str, object]]:
         result = job.execute_in_process()
         assert result.success
+        observations.extend(
+            str(e.event_specific_data.asset_observation.metadata["hudi/service"].value)  # type: ignore[union-attr]
+            for e in result.get_asset_observation_events()
+            if e.asset_key == dg.AssetKey("trips")
+        )
         return {
             event.step_key: {k: v.value for k, v in event.event_specific_data.metadata.items()}  # type: ignore[union-attr]
             for event in result.all_events
@@ -220,8 +313,13 @@ def test_maintenance_job_reports_each_service(table_type: str, tmp_path: Path) -
         }
 
     outputs = run()
+    # Each service's result is an observation of the table's asset too.
+    assert observations == ["log_compaction", "compaction", "clustering", "clean", "archive"]
     assert outputs["trips_log_compaction"]["hudi/ran"] is True  # three log blocks became one
     assert outputs["trips_compaction"]["hudi/ran"] is True
+    timeline = HudiTable(path).timeline
+    compaction = next(i for i in timeline.completed_data_instants() if timeline.is_table_service(i))
+    assert "dagster/run_id" in timeline.commit_metadata(compaction).extra_metadata  # not an outside commit
     assert outputs["trips_compaction"]["hudi/log_files_compacted"] == 4  # three logs and the compacted one
     write(path, range(10), ts=8)
     write(path, range(10), ts=9)
