@@ -518,8 +518,9 @@ def write_hudi(
 ) -> WriteResult:
     """Writes `data` with Hudi's Spark datasource options, creating the table on first write.
 
-    `hoodie.table.name` and `hoodie.datasource.write.recordkey.field` are required to create a
-    table; `hoodie.datasource.write.partitionpath.field`, `hoodie.datasource.write.precombine.field`,
+    `hoodie.table.name` is required to create a table; without `hoodie.datasource.write.recordkey.field`
+    the table has auto-generated keys (as Apache Hudi 0.14+: `<instant>_<task>_<row>`, inserts only,
+    an upsert inserts); `hoodie.datasource.write.partitionpath.field`, `hoodie.datasource.write.precombine.field`,
     `hoodie.datasource.write.table.type` and the key generator options shape it. Later writes honour
     what the table persisted (a conflicting option is an error). The operation is
     `hoodie.datasource.write.operation` (default upsert). Under optimistic concurrency, a write that
@@ -580,10 +581,9 @@ def table_for_write(path: str, data_schema: pa.Schema | None, options: Mapping[s
     path_existed = storage.exists("")
     if not storage.exists(PROPERTIES_FILE):
         name = configs.get(HudiTableConfig.NAME)
-        keys = configs.get(HudiWriteConfig.RECORD_KEY_FIELD)
-        if not name or not keys:
-            needed = f"{HudiTableConfig.NAME.key} and {HudiWriteConfig.RECORD_KEY_FIELD.key}"
-            raise HudiConfigError(f"creating a table at {path} needs {needed}")
+        keys = configs.get(HudiWriteConfig.RECORD_KEY_FIELD) or ""  # none: keys are generated (Hudi 0.14+)
+        if not name:
+            raise HudiConfigError(f"creating a table at {path} needs {HudiTableConfig.NAME.key}")
         if data_schema is None:
             raise HudiConfigError(f"creating a table at {path} needs data to take its schema from")
         partition_option = configs.get(HudiWriteConfig.PARTITION_PATH_FIELD) or ""

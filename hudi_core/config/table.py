@@ -388,7 +388,7 @@ def infer_key_generator_type(
         return KeyGeneratorType.CUSTOM
     if not partition_fields:
         return KeyGeneratorType.NON_PARTITION
-    if len(record_key_fields) == 1 and len(partition_fields) == 1:
+    if len(record_key_fields) <= 1 and len(partition_fields) == 1:  # no key fields: auto-generated keys
         return KeyGeneratorType.SIMPLE
     return KeyGeneratorType.COMPLEX
 

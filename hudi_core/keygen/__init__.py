@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -131,6 +132,11 @@ class KeyGenerator:
     def is_partitioned(self) -> bool:
         return self.generator is not KeyGeneratorType.NON_PARTITION and bool(self.partition_fields)
 
+    @property
+    def generates_keys(self) -> bool:
+        """The table has no record key fields: Hudi generates keys (`AutoRecordGenWrapperKeyGenerator`)."""
+        return not self.record_key_fields
+
     def record_keys(self, table: pa.Table) -> pa.ChunkedArray | pa.Array:
         """Validated record keys: a null or empty key is an InvalidKeyError naming the field."""
         keys = record_keys(table, self.record_key_fields, self.generator, self.field_prefixed_single)
@@ -179,6 +185,14 @@ class KeyGenerator:
             _check_segments(text, part, name, self.url_encode)
             parts.append(part)
         return parts[0] if len(parts) == 1 else pc.binary_join_element_wise(*parts, "/")
+
+
+def auto_key_suffixes(count: int, task: int = 0, first_row: int = 0) -> pa.Array:
+    """The `<task>_<row>` part of auto-generated record keys, `<instant>_<task>_<row>` once written
+    (Apache Hudi's `AutoRecordGenWrapperKeyGenerator`: the Spark partition id and the row's number in
+    it). The instant is prepended when the write's instant is known (`WriteContext.auto_key_prefix`)."""
+    rows = pc.cast(pa.array(np.arange(first_row, first_row + count, dtype=np.int64)), pa.string())
+    return pc.binary_join_element_wise(f"{task}_", rows, "")
 
 
 def _check_segments(values: Any, paths: Any, name: str, url_encode: bool) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark import StorageLevel
+from pyspark import StorageLevel, TaskContext
 from pyspark.errors import PythonException
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as sf
@@ -79,7 +79,7 @@ from hudi_core.write.client import (
 )
 from hudi_core.write.decisions import decide, reject_clustered_updates, sizing
 from hudi_core.write.handles import WriteContext, write_file_group
-from hudi_core.write.operation import WriteOperation
+from hudi_core.write.operation import WriteOperation, operation_on_generated_keys
 from hudi_core.write.planner import (
     TARGET_FILE,
     TARGET_PARTITION,
@@ -123,6 +123,8 @@ def write(
     with table_for_write(path, incoming, opts) as table:
         client = WriteClient(table.storage, opts)
         settings = client.settings()
+        if settings.keygen.generates_keys:
+            operation = operation_on_generated_keys(operation)
         partitions = HudiConfigs(opts).get(HudiWriteConfig.PARTITIONS_TO_DELETE)
         job = _SparkWrite(df, table.storage, client, settings, operation, incoming, partitions)
         try:
@@ -274,16 +276,27 @@ class _SparkWrite:
         spark_out = spark_schema(out_schema)
 
         def prepare(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            # Generated keys number rows within the Spark partition, as Apache Hudi's do.
+            task = TaskContext.get().partitionId() if keygen.generates_keys else 0  # type: ignore[union-attr]
+            first_row = 0
             for batch in batches:
                 if batch.num_rows == 0:
                     continue
                 rows = prepare_batch(
-                    pa.Table.from_batches([batch]), operation, table_schema, keygen, ordering, False, is_global
+                    pa.Table.from_batches([batch]),
+                    operation,
+                    table_schema,
+                    keygen,
+                    ordering,
+                    False,
+                    is_global,
+                    auto_key_start=(task, first_row),
                 )
+                first_row += batch.num_rows
                 yield from rows.rows.cast(out_schema).to_batches()
 
         prepared = self.df.mapInArrow(prepare, spark_out)
-        if settings.dedup(operation):
+        if settings.dedup(operation) and not keygen.generates_keys:
             group = [KEY] if is_global else [PARTITION, KEY]
             order = ordering if ordering in out_schema.names and operation is not WriteOperation.DELETE else None
 

@@ -110,7 +110,7 @@ class TableDefinition:
             HudiTableConfig.RECORD_MERGE_STRATEGY_ID.key: None if v9 else strategy_id,
             HudiTableConfig.TABLE_FORMAT.key: "native" if v9 else None,
             HudiTableConfig.NAME.key: self.name,
-            HudiTableConfig.RECORD_KEY_FIELDS.key: ",".join(self.record_key_fields),
+            HudiTableConfig.RECORD_KEY_FIELDS.key: ",".join(self.record_key_fields) or None,  # absent: auto keys
             HudiTableConfig.TIMELINE_PATH.key: "timeline",
             HudiTableConfig.HIVE_STYLE_PARTITIONING.key: str(self.hive_style_partitioning).lower(),
             HudiTableConfig.DATABASE_NAME.key: self.database_name,
@@ -254,8 +254,10 @@ def table_definition(
     record_key_fields, partition_fields, ordering_fields = (
         _field_list(fields) for fields in (record_key_fields, partition_fields, ordering_fields)
     )
-    if not record_key_fields:
-        raise HudiConfigError("a table needs at least one record key field")
+    if not record_key_fields and not HudiConfigs(options).value(HudiTableConfig.POPULATE_META_FIELDS):
+        # Without key fields the generated keys live only in _hoodie_record_key.
+        meta = HudiTableConfig.POPULATE_META_FIELDS.key
+        raise HudiConfigError(f"a table without record key fields (auto-generated keys) needs {meta}=true")
     entries = list(partition_fields or [])
     partitions = [p.split(":", 1)[0] for p in entries]
     types = {p.split(":", 1)[0]: p.split(":", 1)[1].upper() for p in entries if ":" in p}

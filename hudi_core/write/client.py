@@ -97,7 +97,7 @@ from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import latest_time_on, new_instant_time
 from hudi_core.write.decisions import decide, partitions_to_delete, reject_clustered_updates
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
-from hudi_core.write.operation import WriteOperation, write_action
+from hudi_core.write.operation import WriteOperation, operation_on_generated_keys, write_action
 from hudi_core.write.planner import (
     assign_inserts,
     file_group_writes,
@@ -226,6 +226,7 @@ def write_context(
         if config.cdc_enabled and (config.table_type is TableType.COPY_ON_WRITE or crash_prefix == "compaction")
         else None,
         crash_prefix=crash_prefix,
+        auto_key_prefix=f"{instant_time}_" if keygen.generates_keys and crash_prefix == "write" else None,
     )
 
 
@@ -393,6 +394,10 @@ class WriteClient:
         state = load_table_state(self._storage)
         settings = self.settings(state)
         config, keygen, index = settings.config, settings.keygen, settings.index
+        if keygen.generates_keys:
+            if deletes is not None:
+                raise HudiConfigError("a table without record key fields cannot delete records by key")
+            operation = operation_on_generated_keys(operation)
         batch = None
         if operation is not WriteOperation.DELETE_PARTITION:
             batch = prepare_batch(

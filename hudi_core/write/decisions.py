@@ -12,6 +12,7 @@ process, DataFrames on executors), with the routing functions of `hudi_core.writ
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ from hudi_core.errors import HudiConfigError, WriteConflictError
 from hudi_core.file_group import FileSlice
 from hudi_core.index.consistent_hashing import refuse_replacing_rings
 from hudi_core.index.partition_moves import needs_stored_ordering
-from hudi_core.index.tagger import IndexSpec
+from hudi_core.index.tagger import IndexSpec, footer_key_range
 from hudi_core.lifecycle.pending import PendingServices, pending_services
 from hudi_core.storage import Storage
 from hudi_core.table.create import PARTITION_METAFILE
@@ -93,6 +94,8 @@ def decide(
     written = set(written_partitions)
     lookup_everywhere = index.is_global or operation is WriteOperation.INSERT_OVERWRITE_TABLE
     slices = latest_slices(storage, timeline, None if lookup_everywhere else written)
+    if not config.record_key_fields:
+        check_generated_keys(storage, slices)
     pending = pending_services(storage, timeline)
     replacing = operation.replaces_file_groups
     replaced = None
@@ -171,6 +174,24 @@ def reject_clustered_updates(pending: PendingServices, groups: Iterable[tuple[st
                 f"Not allowed to update the clustering file group HoodieFileGroupId{{partitionPath='{partition}', "
                 f"fileId='{file_id}'}}: clustering {instant} is pending. Run or roll back the clustering first."
             )
+
+
+GENERATED_KEY = re.compile(r"\d{17}_\d+_\d+")
+
+
+def check_generated_keys(storage: Storage, slices: Mapping[str, Sequence[FileSlice]]) -> None:
+    """hoodie.properties without record key fields means generated keys; on a table whose records
+    carry keys of their own (a lost property) a write would store every key a second time. One base
+    file's footer tells which."""
+    base = next((s for group in slices.values() for s in group if s.base_file is not None), None)
+    if base is None:
+        return
+    low, _ = footer_key_range(storage, base)
+    if low is not None and not GENERATED_KEY.fullmatch(low):
+        raise HudiConfigError(
+            f"{PROPERTIES_NAME} declares no record key field ({HudiTableConfig.RECORD_KEY_FIELDS.key}) but the "
+            f"table's records carry keys such as {low!r}, not generated ones; restore the key before writing"
+        )
 
 
 def check_non_partitioned(storage: Storage, timeline: Timeline) -> None:

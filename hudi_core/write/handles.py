@@ -82,6 +82,9 @@ class WriteContext:
     cdc_enabled: bool = False  # the table keeps a change feed (hoodie.table.cdc.enabled)
     crash_prefix: str = "write"  # names the crash points of the action writing (write, compaction, ...)
     inflight_file: str | None = None  # the instant's inflight file: gone once the instant was rolled back
+    # Tables without record key fields: written keys are this prefix (`<instant>_`) and the batch's
+    # `<task>_<row>` (`hudi_core.keygen.auto_key_suffixes`).
+    auto_key_prefix: str | None = None
 
     @property
     def full_schema(self) -> pa.Schema:
@@ -181,6 +184,13 @@ def write_file_group(context: WriteContext, task: FileGroupWrite) -> WriteStat:
     return stat
 
 
+def written_keys(context: WriteContext, keys: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """The record keys as stored: generated keys get the instant in front."""
+    if context.auto_key_prefix is None:
+        return keys
+    return pc.binary_join_element_wise(context.auto_key_prefix, keys, "")
+
+
 def _meta_rows(context: WriteContext, task: FileGroupWrite, rows: pa.Table, file_name: str) -> pa.Table:
     """Incoming rows with fresh meta columns, in the context's full schema."""
     count = rows.num_rows
@@ -190,7 +200,7 @@ def _meta_rows(context: WriteContext, task: FileGroupWrite, rows: pa.Table, file
     meta = {
         COMMIT_TIME: pa.repeat(pa.scalar(context.instant_time if populate else None, pa.string()), count),
         COMMIT_SEQNO: seqnos if populate else pa.nulls(count, pa.string()),
-        RECORD_KEY: rows.column(KEY) if populate else pa.nulls(count, pa.string()),
+        RECORD_KEY: written_keys(context, rows.column(KEY)) if populate else pa.nulls(count, pa.string()),
         PARTITION_PATH: pa.repeat(pa.scalar(task.partition_path if populate else None, pa.string()), count),
         FILE_NAME: pa.repeat(pa.scalar(file_name, pa.string()), count),
     }
@@ -346,7 +356,7 @@ def _merge(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wri
     untouched[replace_old.to_numpy()] = False
     written = np.concatenate([replace_in.to_numpy(), insert_in.to_numpy()]).astype(np.int64)
     table = pa.concat_tables([old.filter(pa.array(untouched)), fresh.take(pa.array(written))])
-    bloom = _grown_bloom(context, old_bloom, incoming.column(KEY).take(insert_in))
+    bloom = _grown_bloom(context, old_bloom, written_keys(context, incoming.column(KEY).take(insert_in)))
     path, size = _write_base(
         storage, context, task, table, IOType.MERGE, new_row_group_at=int(untouched.sum()), bloom=bloom
     )

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from hudi_core.config.write import HudiWriteConfig
 from hudi_core.errors import DuplicateKeyError, InvalidKeyError, SchemaError
-from hudi_core.keygen import KeyGenerator
+from hudi_core.keygen import KeyGenerator, auto_key_suffixes
 from hudi_core.merge.dedup import has_duplicates, last_per_key
 from hudi_core.schema.arrow_avro import normalize_for_write
 from hudi_core.schema.evolution import cast_to_schema, evolve_schema
@@ -82,8 +82,13 @@ def prepare_batch(
     ordering_field: str | None,
     dedup: bool,
     global_index: bool,
+    auto_key_start: tuple[int, int] = (0, 0),
 ) -> PreparedBatch:
-    """Validates and keys a batch (see module docstring); raises before anything is written."""
+    """Validates and keys a batch (see module docstring); raises before anything is written.
+
+    `auto_key_start`: on a table without record key fields, the task number and first row number
+    of the batch's generated keys (`hudi_core.keygen.auto_key_suffixes`).
+    """
     refuse_meta_field_roles(
         keygen.record_key_fields, keygen.partition_fields, [ordering_field] if ordering_field else []
     )
@@ -111,7 +116,9 @@ def prepare_batch(
         nulls = table.column(ordering_field).null_count
         if nulls:
             raise SchemaError(f"ordering field {ordering_field!r} is null in {nulls} record(s)")
-    keys = keygen.record_keys(table)
+    keys = (
+        keygen.record_keys(table) if not keygen.generates_keys else auto_key_suffixes(table.num_rows, *auto_key_start)
+    )
     partitions = (
         keygen.partition_paths(table) if not (deleting and global_index) else pa.nulls(table.num_rows, pa.string())
     )
@@ -121,7 +128,7 @@ def prepare_batch(
         # EmptyHoodieRecordPayload), so they win over any stored record, as under commit-time ordering.
         table = table.drop_columns([ordering_field])
     rows = table.append_column(KEY, keys).append_column(PARTITION, partitions).append_column(DELETED, deleted)
-    if dedup:
+    if dedup and not keygen.generates_keys:  # generated keys are unique
         group = KEY if global_index else "__hudi_write_group"
         if not global_index:
             rows = rows.append_column(

@@ -5,7 +5,8 @@ overridden by output metadata, overriding the IO manager's config: `record_key`,
 `ordering_field`, `table_type`, `write_mode`, `hudi_options`; inputs honour `columns`.
 
 Without a `write_mode`, a partitioned asset replaces exactly the run's partitions (see
-`hudi_dagster.replace`); an unpartitioned one upserts when it has a record key, else inserts.
+`hudi_dagster.replace`); an unpartitioned one upserts when it has a record key, else (a table
+with generated keys) replaces the table with `insert_overwrite_table`.
 Every commit records the Dagster run in its extra metadata (`dagster/run_id`).
 """
 
@@ -33,7 +34,11 @@ class HudiIOManager(dg.ConfigurableIOManager):
 
     root_uri: str = Field(description="Directory or file:// URI under which asset tables live.")
     write_mode: WriteMode | None = Field(
-        default=None, description="Default write mode (default: upsert when a record key is set, else insert)."
+        default=None,
+        description=(
+            "Write mode of every asset (default: partitioned assets replace the run's partitions; others upsert "
+            "with a record key, else replace the table, whose keys are generated)."
+        ),
     )
     table_type: TableType = Field(default="COPY_ON_WRITE", description="Table type of tables created.")
     hudi_options: dict[str, str] = Field(default_factory=dict, description="Hudi options for every write.")
@@ -82,7 +87,9 @@ class HudiIOManager(dg.ConfigurableIOManager):
             else:
                 result = write_data(uri, writable, options(WriteMode(chosen)))
         else:
-            mode = WriteMode(chosen or ("upsert" if record_key else "insert"))
+            # Without a record key the table's keys are generated: a re-run replaces the table
+            # rather than appending every row again.
+            mode = WriteMode(chosen or ("upsert" if record_key else "insert_overwrite_table"))
             result = write_data(uri, writable, options(mode))
         if result is None:
             context.log.info(f"{context.asset_key.to_user_string()}: nothing written and nothing to replace")

@@ -183,3 +183,25 @@ def test_dynamic_partitions_and_dynamic_dimensions(tmp_path: Path) -> None:
         key = dg.MultiPartitionKey({"day": "2025-01-02", "customer": "globex"})
         assert dg.materialize([visits], partition_key=key, instance=instance, resources={"io_manager": manager}).success
         assert ids(tmp_path / "visits") == ["globex-2025-01-02"]
+
+
+def test_keyless_assets_replace_instead_of_appending(tmp_path: Path) -> None:
+    """No record key: the table's keys are generated; a re-run of an unpartitioned asset replaces the
+    table, a partitioned one its partitions."""
+    manager = HudiPyArrowIOManager(root_uri=str(tmp_path))
+
+    @dg.asset
+    def lookup() -> pa.Table:
+        return pa.table({"code": ["a", "b"], "label": ["A", "B"]})
+
+    for _ in range(2):
+        assert dg.materialize([lookup], resources={"io_manager": manager}).success
+    table = HudiTable(str(tmp_path / "lookup"))
+    assert sorted(table.read(columns=["code"]).column("code").to_pylist()) == ["a", "b"]
+    assert "hoodie.table.recordkey.fields" not in table.table_config.raw
+    assert sorted(hudi_rs.snapshot(tmp_path / "lookup").column("code").to_pylist()) == ["a", "b"]
+
+    produced = {"2025-01-01": [1, 2], "2025-01-02": [1]}
+    assert run(daily_asset(produced, {"partition_expr": "day"}), manager, "2025-01-01", "2025-01-02").success
+    assert run(daily_asset({"2025-01-01": [2]}, {"partition_expr": "day"}), manager, "2025-01-01").success
+    assert ids(tmp_path / "events") == ["2025-01-01-2", "2025-01-02-1"]

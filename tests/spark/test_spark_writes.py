@@ -161,6 +161,24 @@ def test_upsert_larger_than_the_driver_result_limit(spark: Any, tmp_path: Path) 
     assert sum(1 for f in table.column("fare").to_pylist() if f == -1.0) == 40_000
 
 
+def test_generated_keys_number_rows_within_each_spark_partition(spark: Any, tmp_path: Path) -> None:
+    """No record key fields: keys are `<instant>_<Spark partition>_<row in it>`, as Apache Hudi's."""
+    path = str(tmp_path / "keyless")
+    frame = spark.range(0, 1000, numPartitions=3).selectExpr("id as v", "concat('c', cast(id % 2 as string)) as city")
+    options = {
+        "hoodie.table.name": "keyless",
+        "hoodie.datasource.write.partitionpath.field": "city",
+        "hoodie.datasource.write.operation": "upsert",  # inserts: there are no keys to match
+    }
+    first = hudi_spark.write(frame, path, options)
+    second = hudi_spark.write(frame, path, options)
+    assert first.operation.value == "insert" and first.inserts == 1000
+    keys = HudiTable(path).read(columns=["_hoodie_record_key"]).column(0).to_pylist()
+    assert len(keys) == 2000 and len(set(keys)) == 2000
+    tasks = {tuple(k.split("_")[:2]) for k in keys}
+    assert tasks == {(r.instant_time, str(p)) for r in (first, second) for p in range(3)}
+
+
 def test_dataframe_writer_appends_overwrites_and_refuses_upserts(spark: Any, tmp_path: Path) -> None:
     path = str(tmp_path / "ds")
     rows = [(f"k{i}", i, ["sf", "la"][i % 2], float(i)) for i in range(20)]
