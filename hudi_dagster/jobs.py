@@ -11,12 +11,10 @@ from dagster._core.definitions.unresolved_asset_job_definition import Unresolved
 def hudi_asset_job(
     name: str,
     selection: dg.AssetSelection | Sequence[dg.AssetKey] | Sequence[str] | str,
-    partitions_def: dg.PartitionsDefinition | None = None,
     tags: dict[str, str] | None = None,
 ) -> UnresolvedAssetJobDefinition:
     """`define_asset_job` with the in-process executor: the multiprocess executor would start a
     JVM per step (10-20 s each); a Spark Connect server (`SparkResource(remote=...)`) is
-    the alternative when steps must run in separate processes."""
-    return dg.define_asset_job(
-        name, selection=selection, partitions_def=partitions_def, tags=tags, executor_def=dg.in_process_executor
-    )
+    the alternative when steps must run in separate processes. Partitions come from the selected
+    assets."""
+    return dg.define_asset_job(name, selection=selection, tags=tags, executor_def=dg.in_process_executor)

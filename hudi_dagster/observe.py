@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import dagster as dg
+from dagster import BetaWarning
 
 from hudi_core import HudiTable
 from hudi_core.hudi_table import table_exists
@@ -85,8 +87,14 @@ def hudi_observable_source_asset(
 ) -> dg.SourceAsset:
     """An external Hudi table as a source asset whose data version is its latest data commit."""
 
+    with warnings.catch_warnings():  # observable source assets are a Dagster beta API we choose to use
+        warnings.simplefilter("ignore", BetaWarning)
+        return _observable(dg.AssetKey.from_coercible(key), table_path, group_name)
+
+
+def _observable(key: dg.AssetKey, table_path: str, group_name: str | None) -> dg.SourceAsset:
     @dg.observable_source_asset(
-        key=dg.AssetKey.from_coercible(key),
+        key=key,
         group_name=group_name,
         metadata={"dagster/uri": table_path},
         description=f"Hudi table at {table_path}, written outside Dagster",

@@ -6,6 +6,7 @@ gold (aggregates), a CDC mirror of bronze, maintenance, sensors and checks, all 
 """
 
 import os
+import warnings
 from pathlib import Path
 
 import dagster as dg
@@ -29,6 +30,7 @@ from hudi_dagster.io_manager.spark import HudiSparkIOManager
 from pipelines.rides import rides_for_day
 
 DAYS = dg.DailyPartitionsDefinition(start_date="2025-01-01", end_date="2025-01-15")
+SINGLE_RUN = dg.BackfillPolicy.single_run()  # a backfill of many days is one run and one commit
 SPARK_CONF = {"spark.driver.memory": "2g", "spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "2"}
 DEFAULT_ROWS = 200_000
 DEFAULT_DAYS = 4
@@ -65,30 +67,33 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
     )
     bronze_table = HudiTableConfig(path=bronze_path, record_key=["ride_id"], table_type="MERGE_ON_READ")
 
-    @dg.asset(
-        partitions_def=DAYS,
-        backfill_policy=dg.BackfillPolicy.single_run(),
-        pool="hudi:bronze_rides",
-        required_resource_keys={"spark"},
-        group_name="bronze",
-        kinds={"hudi", "spark"},
-        metadata={
-            "record_key": "ride_id",
-            "partition_expr": "ride_date",
-            "ordering_field": "ts",
-            "table_type": "MERGE_ON_READ",
-            "hudi_options": {"hoodie.table.cdc.enabled": "true"},
-            "dagster/uri": bronze_path,
-        },
-    )
-    def bronze_rides(context: AssetExecutionContext) -> DataFrame:
-        """Raw ride events by day (Merge-on-Read, change data capture on); a re-run replaces its days."""
-        spark = context.resources.spark.get_session()
-        rows = demo_rows_per_day()
-        days = [rides_for_day(day, rows) for day in context.partition_keys]
-        import pyarrow as pa  # noqa: PLC0415
+    with warnings.catch_warnings():  # backfill policies are a Dagster beta API the demo chooses to use
+        warnings.simplefilter("ignore", dg.BetaWarning)
 
-        return spark.createDataFrame(pa.concat_tables(days).to_pandas())
+        @dg.asset(
+            partitions_def=DAYS,
+            backfill_policy=SINGLE_RUN,
+            pool="hudi:bronze_rides",
+            required_resource_keys={"spark"},
+            group_name="bronze",
+            kinds={"hudi", "spark"},
+            metadata={
+                "record_key": "ride_id",
+                "partition_expr": "ride_date",
+                "ordering_field": "ts",
+                "table_type": "MERGE_ON_READ",
+                "hudi_options": {"hoodie.table.cdc.enabled": "true"},
+                "dagster/uri": bronze_path,
+            },
+        )
+        def bronze_rides(context: AssetExecutionContext) -> DataFrame:
+            """Raw ride events by day (Merge-on-Read, change data capture on); a re-run replaces its days."""
+            spark = context.resources.spark.get_session()
+            rows = demo_rows_per_day()
+            days = [rides_for_day(day, rows) for day in context.partition_keys]
+            import pyarrow as pa  # noqa: PLC0415
+
+            return spark.createDataFrame(pa.concat_tables(days).to_pandas())
 
     def clean_rides(context: dg.AssetExecutionContext, changes: DataFrame) -> DataFrame:
         return changes.where(sf.col("status") == "completed").withColumn(
@@ -144,7 +149,7 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
         key="external_fx_rates", table_path=table_path(root, "external_fx_rates"), group_name="external"
     )
 
-    bronze_job = hudi_asset_job("lakehouse_bronze", [bronze_rides.key], partitions_def=DAYS)
+    bronze_job = hudi_asset_job("lakehouse_bronze", [bronze_rides.key])
     downstream_job = hudi_asset_job("lakehouse_downstream", [silver_rides.key, bronze_mirror.key, gold_city_daily.key])
     maintenance = hudi_maintenance_job(
         bronze_table, ["compaction", "clean", "archive"], name="bronze_maintenance", table_asset=bronze_rides.key
@@ -157,7 +162,7 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
             *hudi_table_checks(asset_key="silver_rides", table_path=silver.path),
         ],
         jobs=[
-            hudi_asset_job("lakehouse", dg.AssetSelection.all() - dg.AssetSelection.keys("external_fx_rates")),
+            hudi_asset_job("lakehouse", dg.AssetSelection.all() - dg.AssetSelection.assets("external_fx_rates")),
             bronze_job,
             downstream_job,
             maintenance,

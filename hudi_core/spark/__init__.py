@@ -36,7 +36,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 from hudi_core.engine.java_runtime import configure_process_for_spark
-from hudi_core.engine.spark.defaults import DEFAULT_CONF
+from hudi_core.engine.spark.defaults import DEFAULT_CONF, quiet_start
 from hudi_core.hudi_table import Filters
 from hudi_core.spark.datasource import HudiDataSource
 from hudi_core.spark.planned_read import planned_frame
@@ -80,7 +80,8 @@ def session(master: str = "local[*]", remote: str | None = None, **conf: Any) ->
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = SparkSession.builder.master(master).appName("hudi-dagster")
-    for key, value in {**DEFAULT_CONF, **{k: str(v) for k, v in conf.items()}}.items():
+    chosen = {k: str(v) for k, v in conf.items()}
+    for key, value in {**DEFAULT_CONF, **quiet_start(master, chosen), **chosen}.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     register(spark)
