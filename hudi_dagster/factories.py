@@ -26,7 +26,7 @@ from hudi_core.schema.meta_fields import IS_DELETED, META_FIELDS
 from hudi_core.table.checkpoint import ChangeWindow, change_window
 from hudi_dagster import metadata as md
 from hudi_dagster.config import HudiTableConfig, WriteMode
-from hudi_dagster.resource import SparkResource, write_data
+from hudi_dagster.resource import spark_session_of, write_data
 
 Engine = Literal["arrow", "spark"]
 Transform = Callable[[dg.AssetExecutionContext, Any], Any]
@@ -61,12 +61,12 @@ def _drop_meta(data: Any) -> Any:
     return data.drop(*[n for n in data.columns if n in META_FIELDS])  # a Spark DataFrame
 
 
-def _read_increment(engine: Engine, spark: SparkResource | None, path: str, window: ChangeWindow) -> Any:
+def _read_increment(engine: Engine, spark: Any, path: str, window: ChangeWindow) -> Any:
     if engine == "arrow":
         return HudiTable(path).read_incremental(window.start, window.end)
     assert spark is not None
     return (
-        spark.get_session()
+        spark_session_of(spark)
         .read.format("hudi")
         .option(HudiReadConfig.QUERY_TYPE.key, "incremental")
         .option(HudiReadConfig.BEGIN_INSTANT_TIME.key, window.start)

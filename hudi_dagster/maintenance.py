@@ -13,6 +13,7 @@ from hudi_core.parallel import TaskRunner, run_locally
 from hudi_dagster import metadata as md
 from hudi_dagster.config import HudiTableConfig
 from hudi_dagster.factories import Engine, pool_for, table_slug
+from hudi_dagster.resource import spark_session_of
 
 Service = Literal["compaction", "log_compaction", "clustering", "clean", "archive", "savepoint"]
 DEFAULT_SERVICES: tuple[Service, ...] = ("compaction", "clustering", "clean", "archive")
@@ -119,7 +120,7 @@ def _task_runner(context: OpExecutionContext, engine: Engine, description: str) 
         return run_locally
     from hudi_core.spark.services import spark_runner  # noqa: PLC0415 - PySpark is the `spark` extra
 
-    return spark_runner(context.resources.spark.get_session(), description)
+    return spark_runner(spark_session_of(context.resources.spark), description)
 
 
 def _slug(table: HudiTableConfig) -> str:

@@ -1,4 +1,5 @@
-"""Resources: one SparkSession per run, and a Hudi table by name."""
+"""Resources: one SparkSession per run (ours, or dagster-pyspark's `PySparkResource`), and a Hudi
+table by name."""
 
 from __future__ import annotations
 
@@ -59,6 +60,23 @@ class SparkResource(dg.ConfigurableResource):  # type: ignore[type-arg]  # gener
         if self._session is not None and self._created:
             self._session.stop()
         self._session, self._created = None, False
+
+
+def spark_session_of(resource: Any) -> SparkSession:
+    """The session of a Spark resource: ours (`SparkResource`) or dagster-pyspark's
+    `PySparkResource`, whose session gets the `hudi` data source registered."""
+    if isinstance(resource, SparkResource):
+        return resource.get_session()
+    session = getattr(resource, "spark_session", None)
+    if session is None:
+        raise dg.DagsterInvariantViolationError(
+            f"{type(resource).__name__} is not a Spark resource: use hudi_dagster.SparkResource or "
+            "dagster_pyspark.PySparkResource"
+        )
+    from hudi_core import spark as hudi_spark  # noqa: PLC0415 - PySpark is the `spark` extra
+
+    hudi_spark.register(session)
+    return session  # type: ignore[no-any-return]
 
 
 class HudiTableResource(dg.ConfigurableResource):  # type: ignore[type-arg]

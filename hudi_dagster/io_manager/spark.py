@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import dagster as dg
 import pyarrow as pa
 
 from hudi_core import spark as hudi_spark
@@ -17,7 +18,7 @@ from hudi_core.engine.spark.types import arrow_schema
 from hudi_dagster.handler import ArrowTypeHandler, HudiTypeHandler
 from hudi_dagster.io_manager.base import HudiIOManager
 from hudi_dagster.partitions import Filter
-from hudi_dagster.resource import SparkResource
+from hudi_dagster.resource import spark_session_of
 
 try:
     from pyspark.sql import Column, DataFrame
@@ -42,8 +43,8 @@ def spark_condition(filters: Sequence[Filter]) -> Column | None:
 class SparkTypeHandler(HudiTypeHandler):
     """Spark DataFrames, written by the Spark engine and loaded through the `hudi` data source."""
 
-    def __init__(self, spark: SparkResource) -> None:
-        self.spark = spark
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark  # SparkResource or dagster_pyspark.PySparkResource
 
     @property
     def supported_types(self) -> tuple[type, ...]:
@@ -78,16 +79,19 @@ class SparkTypeHandler(HudiTypeHandler):
         return not obj.isEmpty()
 
     def load(self, uri: str, columns: Sequence[str] | None, filters: Sequence[Filter], load_type: type) -> Any:
-        session = self.spark.get_session()
+        session = spark_session_of(self.spark)
         if not filters and not columns:
             return hudi_spark.read(session, uri)
         return hudi_spark.read(session, uri, filters=list(filters), columns=list(columns) if columns else None)
 
 
 class HudiSparkIOManager(HudiIOManager):
-    """Assets as Spark DataFrames stored in Hudi tables; pyarrow Tables are written by the Arrow engine."""
+    """Assets as Spark DataFrames stored in Hudi tables; pyarrow Tables are written by the Arrow engine.
 
-    spark: SparkResource
+    `spark`: a `hudi_dagster.SparkResource` or dagster-pyspark's `PySparkResource`.
+    """
+
+    spark: dg.ResourceDependency[Any]
 
     def type_handlers(self) -> Sequence[HudiTypeHandler]:
         return [SparkTypeHandler(self.spark), ArrowTypeHandler()]

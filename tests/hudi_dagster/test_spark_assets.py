@@ -108,3 +108,25 @@ def test_maintenance_ops_run_file_group_tasks_on_the_spark_resource(spark: Any, 
     assert HudiTable(path).read().column("fare").to_pylist() == [3.0] * 20
     compactions = [j for j in jobs_of(spark) if f"hudi compaction of {path}" in j.get("description", "")]
     assert compactions and all(j["status"] == "SUCCEEDED" and j["numTasks"] >= 1 for j in compactions)
+
+
+def test_dagster_pyspark_resource_works_with_the_spark_io_manager(spark: Any, tmp_path: Path) -> None:
+    """dagster-pyspark's PySparkResource in place of ours: assets write and load through it, and
+    the `hudi` data source is registered on its session."""
+    from dagster_pyspark import PySparkResource  # noqa: PLC0415
+
+    @dg.asset(required_resource_keys={"pyspark"}, metadata={"record_key": "id"})
+    def people(context: AssetExecutionContext) -> DataFrame:
+        session = context.resources.pyspark.spark_session
+        return session.createDataFrame([("a", 1), ("b", 2)], "id string, age long")
+
+    @dg.asset(required_resource_keys={"pyspark"})
+    def adults(context: AssetExecutionContext, people: DataFrame) -> DataFrame:
+        through_source = context.resources.pyspark.spark_session.read.format("hudi").load(str(tmp_path / "people"))
+        assert through_source.count() == 2
+        return people.where(sf.col("age") > 1).select("id", "age")
+
+    pyspark = PySparkResource(spark_config={"spark.sql.session.timeZone": "UTC"})
+    resources = {"pyspark": pyspark, "io_manager": HudiSparkIOManager(root_uri=str(tmp_path), spark=pyspark)}
+    assert dg.materialize([people, adults], resources=resources).success
+    assert HudiTable(str(tmp_path / "adults")).read(columns=["id"]).column("id").to_pylist() == ["b"]
