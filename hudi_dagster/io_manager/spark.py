@@ -5,7 +5,6 @@ the loaded DataFrame alone: filters given to `spark.read.format("hudi")` do not 
 `hudi_core.spark.datasource`).
 """
 
-from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
