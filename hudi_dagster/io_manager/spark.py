@@ -5,7 +5,7 @@ the loaded DataFrame alone: filters given to `spark.read.format("hudi")` do not 
 `hudi_core.spark.datasource`).
 """
 
-
+# No postponed annotations here: Dagster reads the `ResourceDependency` annotation at runtime.
 from collections.abc import Mapping, Sequence
 from typing import Any
 
