@@ -6,7 +6,7 @@ Spark parts (`HudiSparkIOManager`) live in `hudi_dagster.io_manager.spark` and n
 
 from hudi_dagster.checks import hudi_table_checks
 from hudi_dagster.config import HudiTableConfig, WriteMode
-from hudi_dagster.factories import cdc_mirror_rows, hudi_cdc_asset, hudi_incremental_asset, pool_for
+from hudi_dagster.factories import AssetSettings, cdc_mirror_rows, hudi_cdc_asset, hudi_incremental_asset, pool_for
 from hudi_dagster.io_manager import HudiIOManager, HudiPandasIOManager, HudiPyArrowIOManager
 from hudi_dagster.jobs import hudi_asset_job
 from hudi_dagster.maintenance import hudi_maintenance_job, hudi_maintenance_schedule, hudi_service_op
@@ -15,6 +15,7 @@ from hudi_dagster.resource import HudiTableResource, SparkResource
 from hudi_dagster.sensors import hudi_commit_sensor
 
 __all__ = [
+    "AssetSettings",
     "HudiIOManager",
     "HudiPandasIOManager",
     "HudiPyArrowIOManager",

@@ -8,7 +8,8 @@ was processed. A run that dies after the commit but before Dagster records the m
 neither skipped nor repeated by the next run.
 """
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import dagster as dg
@@ -75,6 +76,20 @@ def _read_increment(engine: Engine, spark: Any, path: str, window: ChangeWindow)
     )
 
 
+@dataclass(frozen=True)
+class AssetSettings:
+    """Dagster settings of a factory asset, passed to `dg.asset` as they are (declarative automation,
+    e.g. `AutomationCondition.eager()`, partitions, checks, ownership)."""
+
+    automation_condition: dg.AutomationCondition[Any] | None = None
+    partitions_def: dg.PartitionsDefinition | None = None
+    backfill_policy: dg.BackfillPolicy | None = None
+    check_specs: Sequence[dg.AssetCheckSpec] | None = None
+    code_version: str | None = None
+    owners: Sequence[str] | None = None
+    tags: Mapping[str, str] | None = None
+
+
 class _DownstreamSpec:
     """What the incremental and CDC factories share: keys, the checkpoint identifier, the pool."""
 
@@ -138,6 +153,7 @@ def hudi_incremental_asset(
     key_prefix: Sequence[str] | None = None,
     group_name: str | None = None,
     description: str | None = None,
+    settings: AssetSettings | None = None,
 ) -> dg.AssetsDefinition:
     """An asset that upserts `transform(upstream changes)` into `target` after each upstream commit.
 
@@ -148,8 +164,11 @@ def hudi_incremental_asset(
         transform: `(context, changes) -> rows to write`; changes are an Arrow table (engine "arrow")
             or a Spark DataFrame (engine "spark", needs the `spark` resource) with meta columns.
         mode: the write operation.
+        settings: automation condition, partitions, backfill policy, check specs, code version,
+            owners and tags of the asset (`AssetSettings`).
     """
     spec = _DownstreamSpec(name, source, source_path, target, key_prefix)
+    chosen = settings or AssetSettings()
 
     @dg.asset(
         key=spec.key,
@@ -161,6 +180,13 @@ def hudi_incremental_asset(
         required_resource_keys={"spark"} if engine == "spark" else set(),
         kinds={"hudi", "spark" if engine == "spark" else "pyarrow"},
         output_required=False,
+        automation_condition=chosen.automation_condition,
+        partitions_def=chosen.partitions_def,
+        backfill_policy=chosen.backfill_policy,
+        check_specs=chosen.check_specs,
+        code_version=chosen.code_version,
+        owners=chosen.owners,
+        tags=chosen.tags,
     )
     def _incremental(context: AssetExecutionContext) -> Iterator[dg.MaterializeResult[Any] | dg.AssetObservation]:
         window = pending_window(source_path, target, spec.identifier)
@@ -218,6 +244,7 @@ def hudi_cdc_asset(
     key_prefix: Sequence[str] | None = None,
     group_name: str | None = None,
     description: str | None = None,
+    settings: AssetSettings | None = None,
 ) -> dg.AssetsDefinition:
     """An asset consuming the upstream table's change feed window by window (`read_cdc`).
 
@@ -226,6 +253,7 @@ def hudi_cdc_asset(
     (:func:`cdc_mirror_rows`). The upstream table needs `hoodie.table.cdc.enabled=true`.
     """
     spec = _DownstreamSpec(name, source, source_path, target, key_prefix)
+    chosen = settings or AssetSettings()
 
     @dg.asset(
         key=spec.key,
@@ -236,6 +264,13 @@ def hudi_cdc_asset(
         metadata=spec.metadata,
         kinds={"hudi", "pyarrow"},
         output_required=False,
+        automation_condition=chosen.automation_condition,
+        partitions_def=chosen.partitions_def,
+        backfill_policy=chosen.backfill_policy,
+        check_specs=chosen.check_specs,
+        code_version=chosen.code_version,
+        owners=chosen.owners,
+        tags=chosen.tags,
     )
     def _cdc(context: AssetExecutionContext) -> Iterator[dg.MaterializeResult[Any] | dg.AssetObservation]:
         window = pending_window(source_path, target, spec.identifier)

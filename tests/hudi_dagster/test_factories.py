@@ -189,3 +189,34 @@ def test_the_cdc_mirror_keeps_the_last_change_of_each_key_in_feed_order() -> Non
         {"id": "b", "city": "nyc", "ts": 2, "_hoodie_is_deleted": False},
     ]
     assert len(cdc_mirror_rows(changes).to_pylist()) == 4, "without keys every change stays"
+
+
+def test_factory_assets_take_declarative_automation_and_ownership(tmp_path: Path) -> None:
+    """`AssetSettings` reaches the asset: an eager silver is requested when bronze materializes."""
+    from hudi_dagster import AssetSettings  # noqa: PLC0415
+
+    source = str(tmp_path / "bronze")
+
+    @dg.asset(name="bronze")
+    def bronze() -> None:
+        write_hudi(source, batch(range(3), 1), SOURCE_OPTIONS)
+
+    settings = AssetSettings(
+        automation_condition=dg.AutomationCondition.eager(),
+        code_version="2",
+        owners=["team:data"],
+        tags={"tier": "silver"},
+        check_specs=[dg.AssetCheckSpec("fresh", asset="silver")],
+    )
+    silver = hudi_incremental_asset(
+        name="silver", source="bronze", source_path=source, target=target(tmp_path), settings=settings
+    )
+    spec = next(iter(silver.specs))
+    assert (spec.code_version, list(spec.owners), spec.tags["tier"]) == ("2", ["team:data"], "silver")
+    assert [c.name for c in silver.check_specs] == ["fresh"]
+    with dg.instance_for_test() as instance:
+        first = dg.evaluate_automation_conditions(defs=[bronze, silver], instance=instance)
+        assert first.total_requested == 0  # bronze has never materialized
+        assert dg.materialize([bronze], instance=instance).success
+        second = dg.evaluate_automation_conditions(defs=[bronze, silver], instance=instance, cursor=first.cursor)
+        assert second.total_requested == 1 and second.get_num_requested(dg.AssetKey("silver")) == 1
