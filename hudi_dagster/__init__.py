@@ -11,6 +11,7 @@ from hudi_dagster.io_manager import HudiIOManager, HudiPandasIOManager, HudiPyAr
 from hudi_dagster.jobs import hudi_asset_job
 from hudi_dagster.maintenance import hudi_maintenance_job, hudi_maintenance_schedule, hudi_service_op
 from hudi_dagster.observe import hudi_observable_source_asset
+from hudi_dagster.ops import hudi_cdc_read_op, hudi_incremental_read_op, hudi_write_op
 from hudi_dagster.resource import HudiTableResource, SparkResource
 from hudi_dagster.sensors import hudi_commit_sensor
 
@@ -26,12 +27,15 @@ __all__ = [
     "cdc_mirror_rows",
     "hudi_asset_job",
     "hudi_cdc_asset",
+    "hudi_cdc_read_op",
     "hudi_commit_sensor",
     "hudi_incremental_asset",
+    "hudi_incremental_read_op",
     "hudi_maintenance_job",
     "hudi_maintenance_schedule",
     "hudi_observable_source_asset",
     "hudi_service_op",
     "hudi_table_checks",
+    "hudi_write_op",
     "pool_for",
 ]
