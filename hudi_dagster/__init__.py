@@ -13,7 +13,7 @@ from hudi_dagster.maintenance import hudi_maintenance_job, hudi_maintenance_sche
 from hudi_dagster.observe import hudi_observable_source_asset
 from hudi_dagster.ops import hudi_cdc_read_op, hudi_incremental_read_op, hudi_write_op
 from hudi_dagster.resource import HudiTableResource, SparkResource
-from hudi_dagster.sensors import hudi_commit_sensor
+from hudi_dagster.sensors import hudi_commit_sensor, hudi_table_state_sensor
 
 __all__ = [
     "AssetSettings",
@@ -36,6 +36,7 @@ __all__ = [
     "hudi_observable_source_asset",
     "hudi_service_op",
     "hudi_table_checks",
+    "hudi_table_state_sensor",
     "hudi_write_op",
     "pool_for",
 ]

@@ -8,8 +8,13 @@ from dagster import SensorEvaluationContext
 from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from hudi_core import HudiTable
+from hudi_core.config import HudiConfigs
+from hudi_core.config.write import HudiWriteConfig
 from hudi_core.hudi_table import table_exists
+from hudi_core.lifecycle.heartbeat import heartbeat_expired
+from hudi_core.lifecycle.pending import pending_table_services
 from hudi_core.table.checkpoint import change_window
+from hudi_core.timeline.instant import DATA_ACTIONS
 from hudi_dagster import metadata as md
 from hudi_dagster.observe import external_commit_events
 
@@ -100,5 +105,69 @@ def hudi_commit_sensor(
         )
         end = max(window.end, services_end) if services_end else window.end
         return dg.SensorResult(run_requests=[request], cursor=end, asset_events=events)
+
+    return _sensor
+
+
+def failed_writes(table: HudiTable) -> list[str]:
+    """Pending data writes whose writer stopped (its heartbeat expired): the next writer rolls them
+    back; until then they hold files and, on layout-1 tables, incremental consumers."""
+    timeline = table.timeline
+    services = {service.instant for service in pending_table_services(table.storage, timeline)}
+    configs = HudiConfigs({})
+    interval = configs.value(HudiWriteConfig.HEARTBEAT_INTERVAL_MS)
+    misses = configs.value(HudiWriteConfig.HEARTBEAT_TOLERABLE_MISSES)
+    return [
+        i.requested_time
+        for i in timeline.pending()
+        if i not in services
+        and i.action.completed_action in DATA_ACTIONS
+        and heartbeat_expired(table.storage, i.requested_time, interval, misses)
+    ]
+
+
+def hudi_table_state_sensor(
+    *,
+    name: str,
+    table_path: str,
+    job: dg.JobDefinition | UnresolvedAssetJobDefinition | None = None,
+    asset_selection: dg.AssetSelection | Sequence[dg.AssetKey] | None = None,
+    minimum_interval_seconds: int = 60,
+    default_status: dg.DefaultSensorStatus = dg.DefaultSensorStatus.STOPPED,
+) -> dg.SensorDefinition:
+    """Requests a run (e.g. the table's maintenance job, or an alerting job) when the table has
+    pending compaction or clustering plans, or failed writes (pending with an expired heartbeat).
+
+    One run per distinct state: the run key names the pending plans and failed writes, so a state
+    that persists is not requested again; the run's tags list them (`hudi/pending_services`,
+    `hudi/failed_writes`).
+    """
+
+    @dg.sensor(
+        name=name,
+        job=job,
+        asset_selection=asset_selection,
+        minimum_interval_seconds=minimum_interval_seconds,
+        default_status=default_status,
+        description=f"Pending table-service plans or failed writes on the Hudi table at {table_path}",
+    )
+    def _sensor(context: SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
+        if not table_exists(table_path):
+            return dg.SkipReason(f"no Hudi table at {table_path} yet")
+        table = HudiTable(table_path)
+        services = [
+            f"{service.action.value}@{service.instant.requested_time}"
+            for service in pending_table_services(table.storage, table.timeline)
+        ]
+        failed = failed_writes(table)
+        if not services and not failed:
+            return dg.SkipReason("no pending table services and no failed writes")
+        tags = {
+            "hudi/table": table_path,
+            "hudi/pending_services": ",".join(services),
+            "hudi/failed_writes": ",".join(failed),
+        }
+        run_key = f"{table_path}|{','.join(services)}|{','.join(failed)}"
+        return dg.SensorResult(run_requests=[dg.RunRequest(run_key=run_key, tags=tags)])
 
     return _sensor

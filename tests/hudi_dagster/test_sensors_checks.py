@@ -345,3 +345,26 @@ def test_health_check_and_cli_stats_name_the_same_pending_services(tmp_path: Pat
     assert [(s["instant"], s["action"]) for s in table_stats(HudiTable(path))["pending_services"]] == [
         (compaction, "compaction")
     ]
+
+
+def test_table_state_sensor_requests_maintenance_for_pending_plans_and_failed_writes(tmp_path: Path) -> None:
+    from hudi_dagster import hudi_table_state_sensor  # noqa: PLC0415
+
+    path = str(tmp_path / "trips")
+    sensor = hudi_table_state_sensor(name="trips_state", table_path=path, job=downstream)
+    write(path, range(5))
+    write(path, range(3), ts=2)
+    assert evaluate(sensor, None)[2] == "no pending table services and no failed writes"
+    planned = HudiTable(path).schedule_compaction()
+    assert planned is not None
+    [(run_key, tags)], _, _ = evaluate(sensor, None)
+    assert tags["hudi/pending_services"] == f"compaction@{planned}" and tags["hudi/failed_writes"] == ""
+    assert evaluate(sensor, None)[0][0][0] == run_key  # the same state: the same run key, one run
+
+    code = f"from tests.hudi_dagster.test_sensors_checks import write; write({path!r}, range(9), ts=5)"
+    env = {**os.environ, "HUDI_CRASH_AT": "write.after_first_file"}
+    crashed = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, timeout=120, check=False)
+    assert crashed.returncode == -signal.SIGKILL
+    [failed] = [i.requested_time for i in HudiTable(path).timeline.pending() if i.requested_time != planned]
+    [(_, tags)], _, _ = evaluate(sensor, None)
+    assert tags["hudi/failed_writes"] == failed
