@@ -126,10 +126,18 @@ def _no_new_commits(context: dg.AssetExecutionContext, source_path: str) -> dg.A
 
 
 def _result(
-    context: dg.AssetExecutionContext, target: HudiTableConfig, window: ChangeWindow, result: WriteResult
+    context: dg.AssetExecutionContext,
+    target: HudiTableConfig,
+    window: ChangeWindow,
+    result: WriteResult,
+    copied_from: dg.AssetKey | None,
 ) -> dg.MaterializeResult[Any]:
+    """The materialization of a window's write; `copied_from`: the upstream asset whose columns the
+    target copies one to one (no transform), for column lineage."""
     name = context.asset_key.to_user_string()
     metadata = md.write_metadata(target.path, name, result, md.table_row_count(target.path))
+    if copied_from is not None:
+        metadata["dagster/column_lineage"] = md.copied_columns(metadata["dagster/column_schema"], copied_from)
     metadata.update(
         {
             "hudi/window_start": window.start,
@@ -199,7 +207,7 @@ def hudi_incremental_asset(
         context.log.info(f"window ({window.start}, {window.end}]: {len(window.commits)} commit(s)")
         options = {**target.write_options(mode), **md.run_commit_metadata(context)}
         result = write_data(target.path, _drop_meta(rows), options, window.end, spec.identifier)
-        yield _result(context, target, window, result)
+        yield _result(context, target, window, result, spec.upstream if transform is None else None)
 
     return _incremental
 
@@ -289,6 +297,6 @@ def hudi_cdc_asset(
         context.log.info(f"window ({window.start}, {window.end}]: changes {counts}")
         options = {**target.write_options(WriteMode.UPSERT), **md.run_commit_metadata(context)}
         result = write_data(target.path, rows, options, window.end, spec.identifier, deletes)
-        yield _result(context, target, window, result)
+        yield _result(context, target, window, result, spec.upstream if transform is None else None)
 
     return _cdc

@@ -44,6 +44,15 @@ def column_schema(schema: pa.Schema) -> dg.TableSchema:
     )
 
 
+def copied_columns(schema: dg.TableSchema, upstream: dg.AssetKey) -> dg.TableColumnLineage:
+    """Column lineage of a table whose every column is the same-named column of `upstream`."""
+    return dg.TableColumnLineage(
+        deps_by_column={
+            column.name: [dg.TableColumnDep(asset_key=upstream, column_name=column.name)] for column in schema.columns
+        }
+    )
+
+
 def write_metadata(table_uri: str, table_name: str, result: WriteResult, row_count: int | None) -> dict[str, Any]:
     """What a write did: the commit, record counts, files, schema and size of the table, and the
     warnings of inline services that failed after the commit."""

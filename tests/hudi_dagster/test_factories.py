@@ -144,6 +144,8 @@ def test_cdc_asset_mirrors_inserts_updates_and_deletes(tmp_path: Path) -> None:
     expected = {r["id"]: r["fare"] for r in HudiTable(source).read().to_pylist()}
     actual = {r["id"]: r["fare"] for r in HudiTable(str(tmp_path / "mirror")).read().to_pylist()}
     assert actual == expected and "k0" not in actual and actual["k7"] == 14.0
+    lineage = result.asset_materializations_for_node("mirror")[0].metadata["dagster/column_lineage"].value
+    assert lineage.deps_by_column["fare"] == [dg.TableColumnDep(asset_key=dg.AssetKey("bronze"), column_name="fare")]
     # The mirror's columns are its source's: deletes leave no `_hoodie_is_deleted` column behind.
     assert HudiTable(str(tmp_path / "mirror")).schema.names == HudiTable(source).schema.names
 
