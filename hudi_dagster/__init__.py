@@ -14,6 +14,7 @@ from hudi_dagster.observe import hudi_observable_source_asset
 from hudi_dagster.ops import hudi_cdc_read_op, hudi_incremental_read_op, hudi_write_op
 from hudi_dagster.resource import HudiTableResource, SparkResource
 from hudi_dagster.sensors import hudi_commit_sensor, hudi_table_state_sensor
+from hudi_dagster.streaming import hudi_streaming_asset
 
 __all__ = [
     "AssetSettings",
@@ -35,6 +36,7 @@ __all__ = [
     "hudi_maintenance_schedule",
     "hudi_observable_source_asset",
     "hudi_service_op",
+    "hudi_streaming_asset",
     "hudi_table_checks",
     "hudi_table_state_sensor",
     "hudi_write_op",

@@ -205,7 +205,7 @@ def hudi_incremental_asset(
         changes = _read_increment(engine, spark, source_path, window)
         rows = transform(context, changes) if transform is not None else changes
         context.log.info(f"window ({window.start}, {window.end}]: {len(window.commits)} commit(s)")
-        options = {**target.write_options(mode), **md.run_commit_metadata(context)}
+        options = md.with_run_id(context, target.write_options(mode))
         result = write_data(target.path, _drop_meta(rows), options, window.end, spec.identifier)
         yield _result(context, target, window, result, spec.upstream if transform is None else None)
 
@@ -295,7 +295,7 @@ def hudi_cdc_asset(
             rows = transform(context, changes)
         counts = pc.value_counts(changes.column("op")).to_pylist() if changes.num_rows else []
         context.log.info(f"window ({window.start}, {window.end}]: changes {counts}")
-        options = {**target.write_options(WriteMode.UPSERT), **md.run_commit_metadata(context)}
+        options = md.with_run_id(context, target.write_options(WriteMode.UPSERT))
         result = write_data(target.path, rows, options, window.end, spec.identifier, deletes)
         yield _result(context, target, window, result, spec.upstream if transform is None else None)
 

@@ -74,7 +74,7 @@ def hudi_service_op(
     )
     def _service(context: OpExecutionContext) -> None:
         runner = _task_runner(context, engine, f"hudi {service} of {table.path}")
-        result = run(HudiTable(table.path, task_runner=runner), {**merged, **md.run_commit_metadata(context)})
+        result = run(HudiTable(table.path, task_runner=runner), md.with_run_id(context, merged))
         metadata = service_metadata(table, service, result)
         context.log.info(f"{service} on {table.path}: {metadata}")
         context.add_output_metadata(metadata)

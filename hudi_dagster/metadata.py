@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import dagster as dg
@@ -79,11 +80,22 @@ def write_metadata(table_uri: str, table_name: str, result: WriteResult, row_cou
     return metadata
 
 
-def run_commit_metadata(context: dg.OutputContext | dg.AssetExecutionContext | dg.OpExecutionContext) -> dict[str, str]:
-    """Write options recording the Dagster run in the commit's extra metadata (Hudi's
-    `hoodie.datasource.write.commitmeta.key.prefix` passes options under the prefix through)."""
+def with_run_id(
+    context: dg.OutputContext | dg.AssetExecutionContext | dg.OpExecutionContext, options: Mapping[str, str]
+) -> dict[str, str]:
+    """`options` plus the Dagster run recorded in the commit's extra metadata: Hudi's
+    `hoodie.datasource.write.commitmeta.key.prefix` passes options under the prefix through. Our
+    prefix is `dagster/` (key `dagster/run_id`); a prefix the user chose stays, the key under it."""
     run_id = context.step_context.run_id if isinstance(context, dg.OutputContext) else context.run.run_id
-    return {COMMIT_META_PREFIX_OPTION: DAGSTER_PREFIX, RUN_ID_COMMIT_KEY: run_id}
+    prefix = options.get(COMMIT_META_PREFIX_OPTION)
+    if prefix is None:
+        return {**options, COMMIT_META_PREFIX_OPTION: DAGSTER_PREFIX, RUN_ID_COMMIT_KEY: run_id}
+    return {**options, f"{prefix}{RUN_ID_COMMIT_KEY}": run_id}
+
+
+def run_id_of(extra_metadata: Mapping[str, str]) -> str | None:
+    """The Dagster run a commit records (under whatever prefix it was written), if any."""
+    return next((v for k, v in extra_metadata.items() if k.endswith(RUN_ID_COMMIT_KEY)), None)
 
 
 def table_row_count(table_uri: str) -> int:

@@ -28,7 +28,7 @@ def latest_data_commit(table_path: str) -> str | None:
 
 def made_by_dagster(timeline: Timeline, instant: Instant) -> bool:
     """The commit records a Dagster run (`dagster/run_id` in its extra metadata)."""
-    return md.RUN_ID_COMMIT_KEY in timeline.commit_metadata(instant).extra_metadata
+    return md.run_id_of(timeline.commit_metadata(instant).extra_metadata) is not None
 
 
 def services_after(timeline: Timeline, after: str | None) -> list[Instant]:

@@ -34,7 +34,7 @@ def hudi_write_op(
 
     @dg.op(name=name or f"{_slug(table)}_{mode.value}", pool=pool_for(table), tags={"kind": "hudi"})
     def _write(context: dg.OpExecutionContext, data: Any) -> str:
-        options = {**table.write_options(mode), **md.run_commit_metadata(context)}
+        options = md.with_run_id(context, table.write_options(mode))
         result = write_data(table.path, data, options)
         context.add_output_metadata(md.write_metadata(table.path, table_slug(table), result, None))
         return result.instant_time

@@ -70,6 +70,7 @@ class ConfigOption(Generic[T]):
 _REGISTRY: dict[str, ConfigOption[Any]] = {}
 _IGNORED_PREFIXES: dict[str, str] = {}
 _PASS_THROUGH: list[ConfigOption[str]] = []
+_ALWAYS_PASSED: set[str] = set()
 _RELATIONS: list[Callable[[HudiConfigs], None]] = []
 _warned: set[str] = set()
 _warn_lock = threading.Lock()
@@ -116,11 +117,18 @@ def pass_through(option: ConfigOption[str]) -> ConfigOption[str]:
     return option
 
 
+def always_passed(key: str) -> str:
+    """Declares `key` passed through whatever the pass-through prefixes are (a metadata key Hudi's own
+    components write, such as the streaming sink's checkpoint)."""
+    _ALWAYS_PASSED.add(key)
+    return key
+
+
 def pass_through_keys(options: Mapping[str, str]) -> dict[str, str]:
-    """The options under a pass-through prefix (see `pass_through`), as given."""
+    """The options under a pass-through prefix (see `pass_through`), and those `always_passed`, as given."""
     configs = HudiConfigs(options)
     prefixes = tuple(configs.value(option) for option in _PASS_THROUGH)
-    return {k: v for k, v in options.items() if k not in _REGISTRY and k.startswith(prefixes)}
+    return {k: v for k, v in options.items() if k not in _REGISTRY and (k.startswith(prefixes) or k in _ALWAYS_PASSED)}
 
 
 def with_declared_case(options: Mapping[str, str]) -> dict[str, str]:

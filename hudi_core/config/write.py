@@ -13,6 +13,7 @@ from typing import Final
 from hudi_core.config import (
     ConfigOption,
     OptionStatus,
+    always_passed,
     enum_parser,
     fraction_between,
     ignore_prefix,
@@ -415,3 +416,8 @@ class HudiKeyGenConfig:
 ignore_prefix("hoodie.datasource.hive_sync.", "Hive/Glue catalog sync is out of scope")
 ignore_prefix("hoodie.datasource.meta.sync.", "catalog sync is out of scope")
 ignore_prefix("hoodie.meta.sync.", "catalog sync is out of scope")
+
+
+# Where Spark streaming sinks record the last micro-batch they committed, {identifier: batch id}; in
+# the commit's extraMetadata whatever hoodie.datasource.write.commitmeta.key.prefix is.
+SINK_CHECKPOINT_KEY = always_passed("_hudi_streaming_sink_checkpoint")

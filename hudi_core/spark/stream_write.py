@@ -29,13 +29,12 @@ from pyspark.sql.datasource import DataSourceStreamArrowWriter, WriterCommitMess
 from pyspark.sql.streaming.query import StreamingQuery
 
 from hudi_core.config import HudiConfigs, validate_options
-from hudi_core.config.write import HudiWriteConfig
+from hudi_core.config.write import SINK_CHECKPOINT_KEY, HudiWriteConfig
 from hudi_core.errors import HudiConfigError, TableNotFoundError
 from hudi_core.spark.write import write
 from hudi_core.storage import Storage
 from hudi_core.table.checkpoint import latest_sink_batch
 from hudi_core.table.state import load_table_state
-from hudi_core.timeline.commit_metadata import SINK_CHECKPOINT_KEY
 
 logger = logging.getLogger(__name__)
 

@@ -11,15 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hudi_core.config.write import HudiWriteConfig
+from hudi_core.config.write import SINK_CHECKPOINT_KEY, HudiWriteConfig
 from hudi_core.errors import FileFormatError
 
 # Where a write's checkpoint goes in extraMetadata (Hudi streamer's key) and whose it is (Spark
 # streaming's identifier key): see hudi_core.table.checkpoint.
 CHECKPOINT_KEY = "streamer.checkpoint.key.v2"
 CHECKPOINT_IDENTIFIER_KEY = HudiWriteConfig.CHECKPOINT_IDENTIFIER.key  # Hudi records the option's key
-# Where Spark streaming sinks record the last micro-batch they committed: {identifier: batch id}.
-SINK_CHECKPOINT_KEY = "_hudi_streaming_sink_checkpoint"
 
 
 def _int(value: Any) -> int:

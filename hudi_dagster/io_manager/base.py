@@ -72,11 +72,7 @@ class HudiIOManager(dg.ConfigurableIOManager):
                 list(partition_columns(partition_expr).values()),
                 settings.get(md.ORDERING_FIELD_KEY),
                 str(settings.get(md.TABLE_TYPE_KEY) or self.table_type),
-                {
-                    **self.hudi_options,
-                    **dict(settings.get(md.HUDI_OPTIONS_KEY) or {}),
-                    **md.run_commit_metadata(context),
-                },
+                md.with_run_id(context, {**self.hudi_options, **dict(settings.get(md.HUDI_OPTIONS_KEY) or {})}),
                 mode,
             )
 

@@ -19,7 +19,7 @@ import pytest
 
 from hudi_core import HudiTable
 from hudi_core import spark as hudi_spark
-from hudi_core.timeline.commit_metadata import SINK_CHECKPOINT_KEY
+from hudi_core.config.write import SINK_CHECKPOINT_KEY
 from scripts.apache_hudi import ApacheHudi
 from tests import hudi_rs
 from tests.apache_hudi.tables import writer_options

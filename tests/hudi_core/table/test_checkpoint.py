@@ -9,11 +9,12 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import HudiTable, write_hudi
+from hudi_core.config.write import SINK_CHECKPOINT_KEY
 from hudi_core.errors import FileFormatError, HudiConfigError
 from hudi_core.storage import Storage
 from hudi_core.table.checkpoint import latest_sink_batch
 from hudi_core.table.state import load_table_state
-from hudi_core.timeline.commit_metadata import CHECKPOINT_IDENTIFIER_KEY, CHECKPOINT_KEY, SINK_CHECKPOINT_KEY
+from hudi_core.timeline.commit_metadata import CHECKPOINT_IDENTIFIER_KEY, CHECKPOINT_KEY
 
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string())])
 
