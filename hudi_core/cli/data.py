@@ -29,9 +29,11 @@ from hudi_core.cli.options import (
 )
 from hudi_core.cli.render import (
     NON_PARTITIONED,
+    RICH_ROW_LIMIT,
     Output,
     format_bytes,
     jsonable,
+    plain_rows,
     print_line,
     rows_as_json,
     rows_table,
@@ -330,7 +332,10 @@ def _read_options(incremental: str | None, cdc: bool) -> dict[str, str]:
 
 
 def _render_rows(rows: pa.Table, truncated: bool, console: Console) -> None:
-    console.print(rows_table(rows))
+    if rows.num_rows > RICH_ROW_LIMIT:
+        console.file.write("\n".join(plain_rows(rows)) + "\n")
+    else:
+        console.print(rows_table(rows))
     if truncated:
         print_line(console, f"first {rows.num_rows} rows shown; --limit N shows more (0: all)")
     else:
@@ -394,5 +399,7 @@ def read(
     rows = pa.Table.from_batches(batches, reader.schema)
     truncated = shown is not None and rows.num_rows > shown
     rows = rows.slice(0, shown) if truncated else rows
-    payload = {"columns": rows.column_names, "rows": rows_as_json(rows), "truncated": truncated}
-    output.emit(payload, lambda console: _render_rows(rows, truncated, console))
+    if output.json_mode:
+        output.emit({"columns": rows.column_names, "rows": rows_as_json(rows), "truncated": truncated}, lambda _: None)
+    else:
+        output.emit(None, lambda console: _render_rows(rows, truncated, console))

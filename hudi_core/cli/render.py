@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import Any, TextIO, cast
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from rich import box
 from rich.console import Console
 from rich.table import Table
@@ -204,3 +205,32 @@ def rows_table(data: pa.Table) -> Table:
     rows = zip(*(column.to_pylist() for column in data.columns), strict=True) if data.num_columns else ()
     numeric = [f.name for f in data.schema if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)]
     return table(None, data.column_names, rows, numeric)
+
+
+# Above this many rows a table is laid out as plain text: rich measures every cell of every row
+# (about half a millisecond per row), plain text costs a string per cell.
+RICH_ROW_LIMIT = 500
+PLAIN_CELL_WIDTH = 60
+
+
+def _cell_texts(column: pa.ChunkedArray) -> list[str]:
+    kind = column.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind):
+        texts = pc.cast(column, pa.string()) if not pa.types.is_string(kind) else column
+        return [NULL_TEXT if v is None else v for v in texts.to_pylist()]
+    return [str(cell(v)) for v in column.to_pylist()]
+
+
+def plain_rows(data: pa.Table) -> Iterator[str]:
+    """The rows of an Arrow table as aligned plain-text lines (header first), each cell cut to
+    PLAIN_CELL_WIDTH characters."""
+    columns = []
+    for field, column in zip(data.schema, data.columns, strict=True):
+        texts = [t if len(t) <= PLAIN_CELL_WIDTH else t[: PLAIN_CELL_WIDTH - 1] + "…" for t in _cell_texts(column)]
+        width = max([len(field.name), *map(len, texts)])
+        numeric = pa.types.is_integer(field.type) or pa.types.is_floating(field.type)
+        columns.append(([t.rjust(width) if numeric else t.ljust(width) for t in texts], field.name, width, numeric))
+    yield "  ".join(name.rjust(w) if n else name.ljust(w) for _, name, w, n in columns).rstrip()
+    yield "  ".join("─" * w for _, _, w, _ in columns)
+    for row in zip(*(texts for texts, _, _, _ in columns), strict=True):
+        yield "  ".join(row).rstrip()
