@@ -31,6 +31,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+import browser
 import reference_env
 
 MIN_PYTHON = (3, 11)
@@ -257,6 +258,7 @@ def main(argv: list[str]) -> int:
         return 0
     if command == "test":
         env.update(reference_variables(env, required=False))
+        env.update(browser.ensure_chromium(env, say))
     else:
         ready = reference_env.installed(env)  # for benchmarks run by hand; never installs
         env.update(ready.variables() if ready is not None else {})

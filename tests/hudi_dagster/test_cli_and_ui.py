@@ -4,6 +4,7 @@ bronze's materialization metadata, and the README demo runs end to end."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -186,3 +187,42 @@ def test_readme_demo_runs_end_to_end(tmp_path: Path) -> None:
     assert summary["bronze_rides"][3] == "20000" and summary["bronze_rides_mirror"][3] == "20000"
     assert any("1 run request(s)" in line for line in lines)
     assert any(line.startswith("demo wall time") for line in lines)
+
+
+def chromium() -> str:
+    """The headless browser `scripts/dev.py test` provides (skipped without it unless required)."""
+    found = os.environ.get("HUDI_CHROMIUM") or shutil.which("chromium")
+    if found is None:
+        if os.environ.get("HUDI_CHROMIUM_REQUIRED") == "1":
+            pytest.fail("HUDI_CHROMIUM_REQUIRED=1 but no chromium found")
+        pytest.skip("no chromium (scripts/dev.py test installs Debian's)")
+    return found
+
+
+def test_asset_page_in_a_browser_shows_columns_and_commit_fields(webserver: str, tmp_path: Path) -> None:
+    """The asset page as a user sees it: headless Chromium renders the Dagster UI, whose overview
+    lists the table's columns and the latest materialization's Hudi commit fields."""
+    page = webserver.removesuffix("/graphql") + "/assets/bronze_rides"
+    done = subprocess.run(
+        [
+            chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--virtual-time-budget=30000",
+            "--window-size=1600,3000",
+            "--dump-dom",
+            page,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rendered = done.stdout
+    assert "Columns" in rendered, rendered[-2000:]
+    for field in ("ride_id", "hudi/commit_instant", "hudi/operation"):
+        assert field in rendered, f"{field} not on the rendered asset page"
