@@ -208,6 +208,16 @@ def reference_variables(env: dict[str, str], required: bool) -> dict[str, str]:
     return {**ready.variables(), reference_env.REQUIRED_VARIABLE: "1"}
 
 
+def parallel(args: list[str]) -> list[str]:
+    """pytest-xdist options: two workers (CI has two cores), tests grouped so that each shared
+    session (Apache Hudi's driver, the Spark cluster) and each file's module fixtures live on one
+    worker (tests/conftest.py). None when the caller chose (`-n`, `-p no:xdist`)."""
+    chosen = any(a in {"-n", "--numprocesses"} or a.startswith(("-n", "--numprocesses=")) for a in args)
+    if chosen or "no:xdist" in args:
+        return []
+    return ["-n", "2", "--dist", "loadgroup"]
+
+
 def run(command: list[str], env: dict[str, str], cwd: Path | None = None) -> int:
     """Run a command in the environment and return its exit code."""
     if cwd is not None:
@@ -263,7 +273,7 @@ def main(argv: list[str]) -> int:
         ready = reference_env.installed(env)  # for benchmarks run by hand; never installs
         env.update(ready.variables() if ready is not None else {})
     if command == "test":
-        return run([python, "-m", "pytest", *args], env, cwd=ROOT)
+        return run([python, "-m", "pytest", *parallel(args), *args], env, cwd=ROOT)
     if command == "demo":
         return run([python, "-m", "pipelines.demo", *args], env, cwd=ROOT)
     return run(args, env)

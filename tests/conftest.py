@@ -19,12 +19,30 @@ def pytest_configure(config: pytest.Config) -> None:
     configure_s3_environment()  # before any Spark worker starts: they inherit the environment
 
 
+# Fixtures whose one session-wide instance a test group shares when the suite runs on several
+# pytest-xdist workers (`scripts/dev.py test`: `-n 2 --dist loadgroup`).
+SHARED_SESSIONS = {"apache": ("apache_hudi", "apache_hudi_driver"), "spark": ("spark", "spark_cluster")}
+
+
+def xdist_group(item: pytest.Item) -> str:
+    """The worker group of a test: every test using Apache Hudi's driver on one worker, every test
+    using the Spark session (and its standalone cluster) on one worker, each other file whole on
+    one worker (its module fixtures run once)."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if item.get_closest_marker("apache_hudi") is not None or fixtures & set(SHARED_SESSIONS["apache"]):
+        return "apache"
+    if fixtures & set(SHARED_SESSIONS["spark"]):
+        return "spark"
+    return item.nodeid.split("::", 1)[0]
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if not any(
             item.iter_markers(name) for name in ("conformance", "spark", "dagster", "slow", "benchmark", "apache_hudi")
         ):
             item.add_marker(pytest.mark.unit)
+        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
 
 
 @pytest.fixture(scope="session")
