@@ -4,7 +4,7 @@ jobs for Hudi tables (the format engine is `hudi_core`).
 Spark parts (`HudiSparkIOManager`) live in `hudi_dagster.io_manager.spark` and need the `spark` extra.
 """
 
-from hudi_dagster.checks import hudi_table_checks
+from hudi_dagster.checks import hudi_table_checks, io_manager_checks
 from hudi_dagster.config import HudiTableConfig, WriteMode
 from hudi_dagster.factories import AssetSettings, cdc_mirror_rows, hudi_cdc_asset, hudi_incremental_asset, pool_for
 from hudi_dagster.io_manager import HudiIOManager, HudiPandasIOManager, HudiPyArrowIOManager
@@ -40,5 +40,6 @@ __all__ = [
     "hudi_table_checks",
     "hudi_table_state_sensor",
     "hudi_write_op",
+    "io_manager_checks",
     "pool_for",
 ]

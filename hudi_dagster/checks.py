@@ -63,7 +63,7 @@ def hudi_table_checks(
     max_file_bytes: int | None = None,
     global_keys: bool = False,
 ) -> list[dg.AssetChecksDefinition]:
-    """Three checks for the asset stored at `table_path`.
+    """Four checks for the asset stored at `table_path`.
 
     - `record_key_unique`: no record key twice in the snapshot (error severity).
     - `schema_drift`: columns removed or retyped since the previous commit's schema, or against
@@ -72,6 +72,9 @@ def hudi_table_checks(
       base files could be saved by packing small files (`packable_small_files`; the thresholds are
       the table's `hoodie.parquet.small.file.limit` and `hoodie.parquet.max.file.size` unless given);
       pending compactions and clusterings are reported (warning severity).
+    - `storage_consistent`: the metadata table lists exactly the files and partitions storage holds
+      (`HudiTable.validate_metadata`, record index included) and no data file is orphaned (written
+      by no committed or pending instant; `HudiTable.orphan_files`) (error severity).
     """
     key = dg.AssetKey.from_coercible(asset_key)
     small_option, max_option = HudiWriteConfig.PARQUET_SMALL_FILE_LIMIT, HudiWriteConfig.PARQUET_MAX_FILE_SIZE
@@ -160,4 +163,43 @@ def hudi_table_checks(
             },
         )
 
-    return [record_key_unique, schema_drift, table_health]
+    @dg.asset_check(
+        asset=key,
+        name="storage_consistent",
+        description="The metadata table agrees with storage (files, partitions, record index) and no data "
+        "file is orphaned",
+    )
+    def storage_consistent() -> dg.AssetCheckResult:
+        table = HudiTable(table_path)
+        validation = table.validate_metadata()
+        orphans = table.orphan_files()
+        differences = {
+            "missing_files": validation.missing_files,
+            "extra_files": validation.extra_files,
+            "size_mismatches": list(validation.size_mismatches),
+            "missing_partitions": validation.missing_partitions,
+            "extra_partitions": validation.extra_partitions,
+            "record_index_mismatches": list(validation.record_index_mismatches),
+            "orphan_files": orphans,
+        }
+        return dg.AssetCheckResult(
+            passed=validation.ok and not orphans,
+            metadata={name: len(found) for name, found in differences.items()}
+            | {"examples": ", ".join(str(p) for found in differences.values() for p in found[:2])[:500] or "-"},
+        )
+
+    return [record_key_unique, schema_drift, table_health, storage_consistent]
+
+
+def io_manager_checks(
+    assets: Sequence[dg.AssetsDefinition], root_uri: str, **options: object
+) -> list[dg.AssetChecksDefinition]:
+    """`hudi_table_checks` for assets a Hudi IO manager stores under `root_uri` (at
+    `<root_uri>/<asset key path>`), on request: pass the assets to check; `options` as for
+    `hudi_table_checks`."""
+    checks: list[dg.AssetChecksDefinition] = []
+    for assets_def in assets:
+        for key in assets_def.keys:
+            path = "/".join([root_uri.rstrip("/"), *key.path])
+            checks.extend(hudi_table_checks(asset_key=key, table_path=path, **options))  # type: ignore[arg-type]
+    return checks

@@ -257,7 +257,7 @@ def test_health_judges_small_files_by_what_packing_would_save(tmp_path: Path) ->
     assert not health.passed and health.metadata["packable_small_files"].value == 1
     checks = hudi_table_checks(asset_key="trips", table_path=path)
     descriptions = [spec.description for check in checks for spec in check.check_specs]
-    assert len(descriptions) == 3 and all(descriptions), descriptions
+    assert len(descriptions) == 4 and all(descriptions), descriptions
     assert "hoodie.parquet.small.file.limit" in descriptions[2]
 
 
@@ -368,3 +368,24 @@ def test_table_state_sensor_requests_maintenance_for_pending_plans_and_failed_wr
     [failed] = [i.requested_time for i in HudiTable(path).timeline.pending() if i.requested_time != planned]
     [(_, tags)], _, _ = evaluate(sensor, None)
     assert tags["hudi/failed_writes"] == failed
+
+
+def test_io_manager_assets_get_checks_on_request_and_orphans_fail_them(tmp_path: Path) -> None:
+    from hudi_dagster import HudiPyArrowIOManager, io_manager_checks  # noqa: PLC0415
+
+    @dg.asset(metadata={"record_key": "id"})
+    def fares() -> pa.Table:
+        return pa.table({"id": ["a", "b"], "fare": [1.0, 2.0]})
+
+    manager = HudiPyArrowIOManager(root_uri=str(tmp_path))
+    checks = io_manager_checks([fares], str(tmp_path))
+    result = dg.materialize([fares, *checks], resources={"io_manager": manager})
+    evaluations = {e.check_name: e for e in result.get_asset_check_evaluations()}
+    assert set(evaluations) == {"record_key_unique", "schema_drift", "table_health", "storage_consistent"}
+    assert all(e.passed for e in evaluations.values()), {k: e.metadata for k, e in evaluations.items()}
+    stray = tmp_path / "fares" / "ffffffff-0000-0000-0000-000000000000-0_0-0-0_20250101000000000.parquet"
+    stray.write_bytes((tmp_path / "fares").glob("*.parquet").__next__().read_bytes())  # a file no commit wrote
+    selection = dg.AssetSelection.checks(*checks[3].check_keys)
+    again = dg.materialize([fares, *checks], resources={"io_manager": manager}, selection=selection)
+    [storage] = again.get_asset_check_evaluations()
+    assert not storage.passed and storage.metadata["orphan_files"].value == 1
