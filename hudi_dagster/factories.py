@@ -109,11 +109,16 @@ class _DownstreamSpec:
         self.target = target
 
         self.pool = pool_for(target)
-        self.metadata = {
+        self.metadata: dict[str, Any] = {
             "dagster/uri": target.path,
             md.SOURCE_KEY: source_path,
             md.CHECKPOINT_IDENTIFIER_KEY: self.identifier,
         }
+
+    def with_code_of(self, transform: Callable[..., Any] | None) -> dict[str, Any]:
+        """The asset's metadata, pointing the asset page at the transform's source (the user's code)."""
+        reference = md.code_reference(transform) if transform is not None else None
+        return {**self.metadata, "dagster/code_references": reference} if reference is not None else self.metadata
 
 
 def _no_new_commits(context: dg.AssetExecutionContext, source_path: str) -> dg.AssetObservation:
@@ -184,7 +189,7 @@ def hudi_incremental_asset(
         pool=spec.pool,
         group_name=group_name,
         description=description or f"Incremental from {spec.upstream_name} into {target.path}",
-        metadata=spec.metadata,
+        metadata=spec.with_code_of(transform),
         required_resource_keys={"spark"} if engine == "spark" else set(),
         kinds={"hudi", "spark" if engine == "spark" else "pyarrow"},
         output_required=False,
@@ -269,7 +274,7 @@ def hudi_cdc_asset(
         pool=spec.pool,
         group_name=group_name,
         description=description or f"Change feed of {spec.upstream_name} applied to {target.path}",
-        metadata=spec.metadata,
+        metadata=spec.with_code_of(transform),
         kinds={"hudi", "pyarrow"},
         output_required=False,
         automation_condition=chosen.automation_condition,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import inspect
+import os
+import warnings
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import dagster as dg
@@ -43,6 +46,22 @@ def column_schema(schema: pa.Schema) -> dg.TableSchema:
             if field.name not in META_FIELDS
         ]
     )
+
+
+def code_reference(function: Callable[..., Any]) -> dg.CodeReferencesMetadataValue | None:
+    """`dagster/code_references` to where `function` is defined (None when Python cannot tell)."""
+    try:
+        source = inspect.getsourcefile(function)
+        _, line = inspect.getsourcelines(function)
+    except (OSError, TypeError):
+        return None
+    if source is None:
+        return None
+    with warnings.catch_warnings():  # code references are a Dagster beta API we choose to use
+        warnings.simplefilter("ignore", dg.BetaWarning)
+        return dg.CodeReferencesMetadataValue(
+            code_references=[dg.LocalFileCodeReference(file_path=os.path.abspath(source), line_number=line)]
+        )
 
 
 def copied_columns(schema: dg.TableSchema, upstream: dg.AssetKey) -> dg.TableColumnLineage:

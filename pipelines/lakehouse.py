@@ -155,8 +155,12 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
         bronze_table, ["compaction", "clean", "archive"], name="bronze_maintenance", table_asset=bronze_rides.key
     )
     spark = SparkResource(master="local[2]", conf=SPARK_CONF)
+    with warnings.catch_warnings():  # code references are a Dagster beta API the demo chooses to use
+        warnings.simplefilter("ignore", dg.BetaWarning)
+        # The asset page links each asset to the function defining it.
+        assets = dg.with_source_code_references([bronze_rides, silver_rides, gold_city_daily, bronze_mirror, fx_rates])
     return dg.Definitions(
-        assets=[bronze_rides, silver_rides, gold_city_daily, bronze_mirror, fx_rates],
+        assets=assets,
         asset_checks=[
             *hudi_table_checks(asset_key="bronze_rides", table_path=bronze_path),
             *hudi_table_checks(asset_key="silver_rides", table_path=silver.path),

@@ -59,6 +59,8 @@ def test_incremental_asset_reads_only_new_commits(tmp_path: Path) -> None:
     silver = hudi_incremental_asset(
         name="silver", source="bronze", source_path=source, target=target(tmp_path), transform=double
     )
+    [reference] = next(iter(silver.specs)).metadata["dagster/code_references"].code_references
+    assert (reference.file_path, reference.line_number) == (__file__, double.__code__.co_firstlineno)
     first = dg.materialize([silver])
     write_hudi(source, batch(range(8, 12), 2), {**SOURCE_OPTIONS, "hoodie.datasource.write.operation": "upsert"})
     second = dg.materialize([silver])
