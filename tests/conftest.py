@@ -36,14 +36,27 @@ def xdist_group(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's worker turns the groups into node ids
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def grouped_node_id(item: pytest.Item, group: str) -> None:
+    """`<node id>@<group>`, which pytest-xdist's loadgroup scheduler keeps on one worker. xdist 3.8
+    renames `item._nodeid`, which pytest 9 no longer reads (node ids live in `_id`): done here."""
+    try:
+        from _pytest.nodes import coerce_node_id  # type: ignore[attr-defined]  # noqa: PLC0415 - pytest 9
+    except ImportError:  # pytest 8: xdist's own renaming works
+        return
+    item._id = coerce_node_id(f"{item.nodeid}@{group}")  # type: ignore[attr-defined]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    grouping = getattr(config, "workerinput", None) is not None and bool(config.getvalue("loadgroup"))
     for item in items:
         if not any(
             item.iter_markers(name) for name in ("conformance", "spark", "dagster", "slow", "benchmark", "apache_hudi")
         ):
             item.add_marker(pytest.mark.unit)
-        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
+        group = xdist_group(item)
+        item.add_marker(pytest.mark.xdist_group(group))
+        if grouping:
+            grouped_node_id(item, group)
 
 
 @pytest.fixture(scope="session")
