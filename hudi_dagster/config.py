@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 import dagster as dg
 from pydantic import Field
 
 from hudi_core.config.table import HudiTableConfig as TableOptions
 from hudi_core.config.write import HudiWriteConfig
+from hudi_core.storage import register_storage_options
 
 RECORD_KEY_OPTION = HudiWriteConfig.RECORD_KEY_FIELD.key
 PARTITION_OPTION = HudiWriteConfig.PARTITION_PATH_FIELD.key
@@ -45,6 +46,18 @@ class HudiTableConfig(dg.Config):
     hudi_options: dict[str, str] = Field(
         default_factory=dict, description="More Hudi options by their own names (hoodie.*), passed through."
     )
+    storage_options: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Object-store settings for the table, by the AWS variable names (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, "
+            "AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL); default: the environment."
+        ),
+    )
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        if self.storage_options:  # every process that builds the config (code server, run worker)
+            register_storage_options(self.path, self.storage_options)
 
     def write_options(self, mode: WriteMode | str) -> dict[str, str]:
         """Hudi datasource write options for one write in `mode`."""

@@ -10,10 +10,11 @@ Locally that is a hard link of a fully written temporary file, and a rename. Obj
 rename: on S3 (`s3://`, `s3a://`) an object PUT is atomic by itself, create-if-absent is a PUT
 with `If-None-Match: *`, and :meth:`Storage.replace_if_unchanged` / :meth:`Storage.delete_if_unchanged`
 are PUT / DELETE with `If-Match: <ETag>` (the storage-based table lock takes expired locks over
-with them). S3 credentials, region and endpoint come from the standard AWS environment variables
-(`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` or
-`AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`), so every process and Spark
-task of a job sees the same store.
+with them). S3 credentials, region and endpoint come from storage options registered for a URI
+prefix (`register_storage_options`), else from the standard AWS environment variables of the same
+names (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` or
+`AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`), which every process and Spark
+task of a job sees.
 """
 
 from __future__ import annotations
@@ -47,17 +48,56 @@ class FileEntry:
 S3_SCHEMES = ("s3", "s3a")
 
 
-def _env(*names: str) -> str | None:
-    return next((os.environ[n] for n in names if os.environ.get(n)), None)
+# Storage options by URI prefix (`register_storage_options`), for this process.
+_REGISTERED: dict[str, dict[str, str]] = {}
+STORAGE_OPTION_NAMES = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_ENDPOINT_URL_S3",
+    "AWS_ENDPOINT_URL",
+)
 
 
-def _s3_file_system() -> pafs.S3FileSystem:
-    endpoint = _env("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+def register_storage_options(uri_prefix: str, options: Mapping[str, str]) -> None:
+    """Object-store settings for every table under `uri_prefix` (e.g. `s3://bucket/lake`), under the
+    AWS variable names (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`,
+    `AWS_REGION`, `AWS_ENDPOINT_URL`): they win over the environment in this process. Spark
+    executors are other processes: give them the variables (`spark.executorEnv.*`)."""
+    unknown = sorted(set(options) - set(STORAGE_OPTION_NAMES))
+    if unknown:
+        raise HudiStorageError(f"unknown storage options {unknown}; known: {', '.join(STORAGE_OPTION_NAMES)}")
+    _REGISTERED[_normal_prefix(uri_prefix)] = dict(options)
+
+
+def _normal_prefix(uri: str) -> str:
+    scheme, _, rest = uri.partition("://")
+    return f"{'s3' if scheme.lower() in S3_SCHEMES else scheme.lower()}://{rest.strip('/')}" if rest else uri
+
+
+def registered_options(uri: str) -> dict[str, str]:
+    """The options registered for the longest prefix of `uri` (none: empty)."""
+    normal = _normal_prefix(uri)
+    matches = [p for p in _REGISTERED if normal == p or normal.startswith(p + "/")]
+    return dict(_REGISTERED[max(matches, key=len)]) if matches else {}
+
+
+def _setting(options: Mapping[str, str], *names: str) -> str | None:
+    """The first of `names` set in `options`, else in the environment."""
+    return next((options[n] for n in names if options.get(n)), None) or next(
+        (os.environ[n] for n in names if os.environ.get(n)), None
+    )
+
+
+def _s3_file_system(options: Mapping[str, str]) -> pafs.S3FileSystem:
+    endpoint = _setting(options, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
     settings: dict[str, Any] = {
-        "access_key": _env("AWS_ACCESS_KEY_ID"),
-        "secret_key": _env("AWS_SECRET_ACCESS_KEY"),
-        "session_token": _env("AWS_SESSION_TOKEN"),
-        "region": _env("AWS_REGION", "AWS_DEFAULT_REGION"),
+        "access_key": _setting(options, "AWS_ACCESS_KEY_ID"),
+        "secret_key": _setting(options, "AWS_SECRET_ACCESS_KEY"),
+        "session_token": _setting(options, "AWS_SESSION_TOKEN"),
+        "region": _setting(options, "AWS_REGION", "AWS_DEFAULT_REGION"),
     }
     if endpoint:
         parsed = urlparse(endpoint if "://" in endpoint else f"https://{endpoint}")
@@ -72,7 +112,7 @@ def _resolve(base_uri: str, options: Mapping[str, str]) -> tuple[pafs.FileSystem
         path = base_uri.split("://", 1)[1].rstrip("/")
         if not path or path.startswith("/"):
             raise HudiStorageError(f"{base_uri} names no bucket")
-        return _s3_file_system(), path, f"{scheme}://{path}"
+        return _s3_file_system({**registered_options(base_uri), **options}), path, f"{scheme}://{path}"
     if "://" not in base_uri:
         path = os.path.abspath(os.path.expanduser(base_uri))
         return pafs.LocalFileSystem(), path, "file://" + path
@@ -91,11 +131,13 @@ class Storage:
 
     Args:
         base_uri: a local path, a `file://` URI, or any URI pyarrow has a file system for.
-        options: storage options (reserved for object-store credentials).
+        options: object-store settings under the AWS variable names (see
+            `register_storage_options`, which sets them for every Storage under a prefix).
     """
 
     def __init__(self, base_uri: str, options: Mapping[str, str] | None = None) -> None:
-        self.fs, self.base_path, self.base_uri = _resolve(base_uri, options or {})
+        self.options = {**registered_options(base_uri), **(options or {})}
+        self.fs, self.base_path, self.base_uri = _resolve(base_uri, self.options)
         self._s3_client: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
@@ -146,6 +188,7 @@ class Storage:
         """A Storage rooted at `relative` below this one (sharing the file system)."""
         child = Storage.__new__(Storage)
         child.fs = self.fs
+        child.options = self.options
         child._s3_client = self._s3_client
         child.base_path = self.full_path(relative)
         child.base_uri = self.full_uri(relative) if not self.is_local else "file://" + child.base_path
@@ -279,7 +322,14 @@ class Storage:
                 boto3 = importlib.import_module("boto3")
             except ImportError as e:
                 raise HudiStorageError("tables on S3 need boto3: pip install 'hudi-dagster[s3]'") from e
-            self._s3_client = boto3.client("s3")  # credentials, region, endpoint: the AWS variables
+            settings = {
+                "aws_access_key_id": _setting(self.options, "AWS_ACCESS_KEY_ID"),
+                "aws_secret_access_key": _setting(self.options, "AWS_SECRET_ACCESS_KEY"),
+                "aws_session_token": _setting(self.options, "AWS_SESSION_TOKEN"),
+                "region_name": _setting(self.options, "AWS_REGION", "AWS_DEFAULT_REGION"),
+                "endpoint_url": _setting(self.options, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"),
+            }
+            self._s3_client = boto3.client("s3", **{k: v for k, v in settings.items() if v is not None})
         return self._s3_client
 
     def _s3_key(self, relative: str) -> tuple[str, str]:

@@ -21,6 +21,7 @@ from pydantic import Field
 
 from hudi_core import HudiTable, WriteResult
 from hudi_core.hudi_table import table_exists
+from hudi_core.storage import register_storage_options
 from hudi_dagster import metadata as md
 from hudi_dagster.config import OPERATION_OPTION, TableType, WriteMode, table_write_options
 from hudi_dagster.handler import HudiTypeHandler
@@ -43,6 +44,18 @@ class HudiIOManager(dg.ConfigurableIOManager):
     table_type: TableType = Field(default="COPY_ON_WRITE", description="Table type of tables created.")
     hudi_options: dict[str, str] = Field(default_factory=dict, description="Hudi options for every write.")
     row_count: bool = Field(default=True, description="Report dagster/row_count (reads the key column).")
+    storage_options: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Object-store settings for the tables under root_uri, by the AWS variable names (AWS_ACCESS_KEY_ID, "
+            "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL); default: the environment."
+        ),
+    )
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        if self.storage_options:
+            register_storage_options(self.root_uri, self.storage_options)
 
     @abstractmethod
     def type_handlers(self) -> Sequence[HudiTypeHandler]:
