@@ -103,7 +103,13 @@ def hudi_maintenance_job(
         for op in ops:
             previous = op(previous) if previous is not None else op()
 
-    return _maintenance.to_job(name=name or f"{_slug(table)}_maintenance", executor_def=dg.in_process_executor)
+    # Service ops output nothing: an IO manager of their own keeps the Definitions' (and its config)
+    # out of the job, and out of its launchpad.
+    return _maintenance.to_job(
+        name=name or f"{_slug(table)}_maintenance",
+        executor_def=dg.in_process_executor,
+        resource_defs={"io_manager": dg.mem_io_manager},
+    )
 
 
 def hudi_maintenance_schedule(

@@ -389,3 +389,17 @@ def test_io_manager_assets_get_checks_on_request_and_orphans_fail_them(tmp_path:
     again = dg.materialize([fares, *checks], resources={"io_manager": manager}, selection=selection)
     [storage] = again.get_asset_check_evaluations()
     assert not storage.passed and storage.metadata["orphan_files"].value == 1
+
+
+def test_the_maintenance_job_launchpad_asks_for_no_io_manager_config(tmp_path: Path) -> None:
+    """The launchpad's default config of the example's maintenance job, as the UI computes it: the
+    IO manager of the Definitions is not the job's (its ops output nothing)."""
+    from dagster._core.snap import JobSnap  # noqa: PLC0415
+    from dagster_graphql.schema.run_config import default_values_yaml_from_type_snap  # noqa: PLC0415
+
+    from pipelines.lakehouse import build_definitions  # noqa: PLC0415
+
+    job = build_definitions(tmp_path).get_repository_def().get_job("bronze_maintenance")
+    snap = JobSnap.from_job_def(job)
+    root = snap.config_schema_snapshot.get_config_snap(snap.mode_def_snaps[0].root_config_key)
+    assert default_values_yaml_from_type_snap(snap.config_schema_snapshot, root).strip() == "{}"
