@@ -1,7 +1,7 @@
 """Sensors on Hudi timelines: runs requested when data commits land, by any writer, and the table's
 asset kept true to the table when commits are made outside Dagster."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import dagster as dg
 from dagster import SensorEvaluationContext
@@ -20,6 +20,34 @@ from hudi_dagster.observe import external_commit_events
 
 # The cursor of a sensor that saw the table absent: every commit of the table is new to it.
 EARLIEST = "earliest"
+
+
+def partition_value(partition_path: str) -> str | None:
+    """A Hudi partition path's value for a single-field partitioning: its last segment, without a
+    Hive-style `field=` prefix (None for the non-partitioned path)."""
+    if not partition_path:
+        return None
+    return partition_path.rsplit("/", 1)[-1].split("=", 1)[-1]
+
+
+def touched_partition_keys(
+    context: SensorEvaluationContext,
+    table: HudiTable,
+    commits: Sequence[str],
+    partitions_def: dg.PartitionsDefinition,
+    partition_key_of: Callable[[str], str | None],
+) -> list[str]:
+    """The Dagster partition keys whose Hudi partitions `commits` (requested times) wrote."""
+    timeline = table.timeline
+    by_time = {i.requested_time: i for i in timeline.completed_data_instants()}
+    paths = {
+        path
+        for commit in commits
+        if commit in by_time
+        for path in timeline.commit_metadata(by_time[commit]).partition_to_write_stats
+    }
+    valid = set(partitions_def.get_partition_keys(dynamic_partitions_store=context.instance))
+    return sorted({key for path in paths if (key := partition_key_of(path)) is not None and key in valid})
 
 
 def consumer_checkpoints(context: SensorEvaluationContext, table_path: str) -> list[str | None] | None:
@@ -57,10 +85,17 @@ def hudi_commit_sensor(
     job: dg.JobDefinition | UnresolvedAssetJobDefinition | None = None,
     asset_selection: dg.AssetSelection | Sequence[dg.AssetKey] | None = None,
     table_asset: dg.AssetKey | str | Sequence[str] | None = None,
+    partitions_def: dg.PartitionsDefinition | None = None,
+    partition_key_of: Callable[[str], str | None] = partition_value,
     minimum_interval_seconds: int = 30,
     default_status: dg.DefaultSensorStatus = dg.DefaultSensorStatus.STOPPED,
 ) -> dg.SensorDefinition:
     """Requests a run (of `job` or `asset_selection`) when new data commits complete on the table.
+
+    With `partitions_def`, one run per Dagster partition the new commits touched: each Hudi
+    partition path a commit wrote maps to a partition key by `partition_key_of` (default: the value
+    of the path's last segment, `day=2025-01-02` or `2025-01-02`); paths mapping to no key of
+    `partitions_def` are left out.
 
     The cursor is the completion time of the last commit seen (the instant time on layout-1, v6,
     tables, where it never passes the earliest pending instant). Compaction, log compaction and
@@ -99,12 +134,18 @@ def hudi_commit_sensor(
             return dg.SensorResult(
                 skip_reason=f"no data commits after {after or 'the start'}", cursor=cursor, asset_events=events
             )
-        request = dg.RunRequest(
-            run_key=f"{table_path}@{window.end}",
-            tags={"hudi/table": table_path, "hudi/commits": ",".join(window.commits[-10:])},
-        )
+        tags = {"hudi/table": table_path, "hudi/commits": ",".join(window.commits[-10:])}
         end = max(window.end, services_end) if services_end else window.end
-        return dg.SensorResult(run_requests=[request], cursor=end, asset_events=events)
+        if partitions_def is None:
+            requests = [dg.RunRequest(run_key=f"{table_path}@{window.end}", tags=tags)]
+        else:
+            keys = touched_partition_keys(context, table, window.commits, partitions_def, partition_key_of)
+            requests = [
+                dg.RunRequest(run_key=f"{table_path}@{window.end}|{k}", partition_key=k, tags=tags) for k in keys
+            ]
+            if not requests:
+                return dg.SensorResult(skip_reason="the new commits touched no partition of the assets", cursor=end)
+        return dg.SensorResult(run_requests=requests, cursor=end, asset_events=events)
 
     return _sensor
 

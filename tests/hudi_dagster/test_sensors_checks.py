@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pyarrow as pa
@@ -403,3 +404,39 @@ def test_the_maintenance_job_launchpad_asks_for_no_io_manager_config(tmp_path: P
     snap = JobSnap.from_job_def(job)
     root = snap.config_schema_snapshot.get_config_snap(snap.mode_def_snaps[0].root_config_key)
     assert default_values_yaml_from_type_snap(snap.config_schema_snapshot, root).strip() == "{}"
+
+
+def test_partition_aware_sensor_requests_the_dagster_partitions_a_commit_touched(tmp_path: Path) -> None:
+    path = str(tmp_path / "trips")
+    daily = dg.DailyPartitionsDefinition(start_date="2025-01-01", end_date="2025-01-10")
+    options = {
+        **OPTIONS,
+        "hoodie.datasource.write.partitionpath.field": "day",
+        "hoodie.datasource.write.hive_style_partitioning": "true",
+    }
+
+    def rows(days: list[str], ts: int = 1) -> pa.Table:
+        return pa.table(
+            {"id": [f"k{d}" for d in days], "ts": [ts] * len(days), "city": ["sf"] * len(days), "day": days}
+        )
+
+    first = write_hudi(path, rows(["2025-01-01", "2025-01-02"]), options)
+
+    @dg.asset(partitions_def=daily)
+    def by_day() -> None:
+        pass
+
+    job = dg.define_asset_job("by_day_job", [by_day])
+    sensor = hudi_commit_sensor(name="trips_days", table_path=path, job=job, partitions_def=daily)
+    definitions = dg.Definitions(assets=[by_day], jobs=[job], sensors=[sensor])
+    with dg.instance_for_test() as instance:
+
+        def tick_after(cursor: str) -> Any:
+            context = dg.build_sensor_context(instance=instance, cursor=cursor, definitions=definitions)
+            return sensor.evaluate_tick(context)
+
+        assert tick_after(first.completion_time).skip_message is not None  # nothing new
+        second = write_hudi(path, rows(["2025-01-02", "2025-01-03", "2031-01-01"], ts=2), options)
+        tick = tick_after(first.completion_time)
+    assert sorted(r.partition_key for r in tick.run_requests or []) == ["2025-01-02", "2025-01-03"]  # 2031: no key
+    assert tick.cursor == second.completion_time
