@@ -117,6 +117,8 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
         required_resource_keys={"spark"},
         group_name="gold",
         kinds={"hudi", "spark"},
+        # Declarative automation: with the daemon's automation sensor on, gold follows silver.
+        automation_condition=dg.AutomationCondition.eager(),
         metadata={
             "record_key": ["ride_date", "city"],
             "write_mode": "insert_overwrite_table",

@@ -392,7 +392,7 @@ def test_io_manager_assets_get_checks_on_request_and_orphans_fail_them(tmp_path:
     assert not storage.passed and storage.metadata["orphan_files"].value == 1
 
 
-def test_the_maintenance_job_launchpad_asks_for_no_io_manager_config(tmp_path: Path) -> None:
+def test_the_example_shows_storage_and_its_maintenance_launchpad_asks_for_no_io_manager_config(tmp_path: Path) -> None:
     """The launchpad's default config of the example's maintenance job, as the UI computes it: the
     IO manager of the Definitions is not the job's (its ops output nothing)."""
     from dagster._core.snap import JobSnap  # noqa: PLC0415
@@ -400,7 +400,11 @@ def test_the_maintenance_job_launchpad_asks_for_no_io_manager_config(tmp_path: P
 
     from pipelines.lakehouse import build_definitions  # noqa: PLC0415
 
-    job = build_definitions(tmp_path).get_repository_def().get_job("bronze_maintenance")
+    definitions = build_definitions(tmp_path)
+    job = definitions.get_repository_def().get_job("bronze_maintenance")
+    for name in ("bronze_rides", "silver_rides", "gold_city_daily", "bronze_rides_mirror"):
+        spec = next(iter(definitions.resolve_assets_def(name).specs))
+        assert str(spec.metadata["dagster/uri"]).endswith(name)  # the overview's Storage field
     snap = JobSnap.from_job_def(job)
     root = snap.config_schema_snapshot.get_config_snap(snap.mode_def_snaps[0].root_config_key)
     assert default_values_yaml_from_type_snap(snap.config_schema_snapshot, root).strip() == "{}"
