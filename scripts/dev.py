@@ -208,14 +208,18 @@ def reference_variables(env: dict[str, str], required: bool) -> dict[str, str]:
     return {**ready.variables(), reference_env.REQUIRED_VARIABLE: "1"}
 
 
-def parallel(args: list[str]) -> list[str]:
-    """pytest-xdist options: two workers (CI has two cores), tests grouped so that each shared
-    session (Apache Hudi's driver, the Spark cluster) and each file's module fixtures live on one
-    worker (tests/conftest.py). None when the caller chose (`-n`, `-p no:xdist`)."""
+WORKERS_VARIABLE = "HUDI_TEST_WORKERS"
+DEFAULT_WORKERS = 3  # on two cores: JVM start-ups, subprocesses and servers leave a core idle at times
+
+
+def parallel(args: list[str], env: dict[str, str]) -> list[str]:
+    """pytest-xdist options: `$HUDI_TEST_WORKERS` workers (default 3), tests grouped so that each
+    shared session (Apache Hudi's driver, the Spark cluster) and each file's module fixtures live on
+    one worker (tests/conftest.py). None when the caller chose (`-n`, `-p no:xdist`)."""
     chosen = any(a in {"-n", "--numprocesses"} or a.startswith(("-n", "--numprocesses=")) for a in args)
     if chosen or "no:xdist" in args:
         return []
-    return ["-n", "2", "--dist", "loadgroup"]
+    return ["-n", env.get(WORKERS_VARIABLE, str(DEFAULT_WORKERS)), "--dist", "loadgroup"]
 
 
 def run(command: list[str], env: dict[str, str], cwd: Path | None = None) -> int:
@@ -273,7 +277,7 @@ def main(argv: list[str]) -> int:
         ready = reference_env.installed(env)  # for benchmarks run by hand; never installs
         env.update(ready.variables() if ready is not None else {})
     if command == "test":
-        return run([python, "-m", "pytest", *parallel(args), *args], env, cwd=ROOT)
+        return run([python, "-m", "pytest", *parallel(args, env), *args], env, cwd=ROOT)
     if command == "demo":
         return run([python, "-m", "pipelines.demo", *args], env, cwd=ROOT)
     return run(args, env)
