@@ -7,9 +7,10 @@ Arrow/pandas, Spark engine for Spark DataFrames); handlers only convert data and
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import dagster as dg
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -49,6 +50,12 @@ class HudiTypeHandler(ABC):
 
     def has_rows(self, obj: Any) -> bool:
         return bool(pa_table(self.to_writable(obj)).num_rows)
+
+    def column_lineage(
+        self, obj: Any, asset_of_path: Callable[[str], dg.AssetKey | None]
+    ) -> dg.TableColumnLineage | None:
+        """Each output column's source columns, where the data's own plan tells (Spark)."""
+        return None
 
     @abstractmethod
     def load(self, uri: str, columns: Sequence[str] | None, filters: Sequence[Filter], load_type: type) -> Any:

@@ -104,11 +104,11 @@ def hudi_maintenance_job(
             previous = op(previous) if previous is not None else op()
 
     # Service ops output nothing: an IO manager of their own keeps the Definitions' (and its config)
-    # out of the job, and out of its launchpad.
+    # out of the job and its launchpad. A Spark job takes its `spark` resource from the Definitions,
+    # which a job with resources of its own could not (Dagster wants them all at definition).
+    resources = {"io_manager": dg.mem_io_manager} if engine == "arrow" else None
     return _maintenance.to_job(
-        name=name or f"{_slug(table)}_maintenance",
-        executor_def=dg.in_process_executor,
-        resource_defs={"io_manager": dg.mem_io_manager},
+        name=name or f"{_slug(table)}_maintenance", executor_def=dg.in_process_executor, resource_defs=resources
     )
 
 

@@ -12,6 +12,7 @@ Every commit records the Dagster run in its extra metadata (`dagster/run_id`).
 
 from __future__ import annotations
 
+import os
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -104,7 +105,11 @@ class HudiIOManager(dg.ConfigurableIOManager):
             context.log.info(f"{context.asset_key.to_user_string()}: nothing written and nothing to replace")
             return
         rows = md.table_row_count(uri) if self.row_count else None
-        context.add_output_metadata(md.write_metadata(uri, context.asset_key.to_user_string(), result, rows))
+        metadata = md.write_metadata(uri, context.asset_key.to_user_string(), result, rows)
+        lineage = handler.column_lineage(writable, self.asset_key_of)
+        if lineage is not None:
+            metadata["dagster/column_lineage"] = lineage
+        context.add_output_metadata(metadata)
         if context.has_asset_key:
             # The commit instant is the asset's data version: downstream staleness follows commits.
             context.step_context.set_data_version(context.asset_key, md.data_version(result))
@@ -196,6 +201,17 @@ class HudiIOManager(dg.ConfigurableIOManager):
 
     def table_uri(self, asset_key: dg.AssetKey) -> str:
         return "/".join([self.root_uri.rstrip("/"), *asset_key.path])
+
+    def asset_key_of(self, path: str) -> dg.AssetKey | None:
+        """The asset whose table is at `path` under root_uri (None elsewhere)."""
+        root = self.root_uri.rstrip("/")
+        local = "://" not in root and "://" not in path
+        relative = os.path.relpath(os.path.abspath(path), os.path.abspath(root)) if local else None
+        if relative is None:
+            relative = path.rstrip("/")[len(root) + 1 :] if path.startswith(root + "/") else ".."
+        if relative == "." or relative.startswith(".."):
+            return None
+        return dg.AssetKey(relative.replace(os.sep, "/").split("/"))
 
     def _handler(self, kind: type | None) -> HudiTypeHandler:
         for handler in self.type_handlers():

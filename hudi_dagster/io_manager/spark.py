@@ -6,7 +6,7 @@ the loaded DataFrame alone: filters given to `spark.read.format("hudi")` do not 
 """
 
 # No postponed annotations here: Dagster reads the `ResourceDependency` annotation at runtime.
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import dagster as dg
@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from hudi_core import spark as hudi_spark
 from hudi_core.engine.spark.types import arrow_schema
+from hudi_core.spark.lineage import column_lineage
 from hudi_dagster.handler import ArrowTypeHandler, HudiTypeHandler
 from hudi_dagster.io_manager.base import HudiIOManager
 from hudi_dagster.partitions import Filter
@@ -76,6 +77,23 @@ class SparkTypeHandler(HudiTypeHandler):
 
     def has_rows(self, obj: Any) -> bool:
         return not obj.isEmpty()
+
+    def column_lineage(
+        self, obj: Any, asset_of_path: Callable[[str], dg.AssetKey | None]
+    ) -> dg.TableColumnLineage | None:
+        traced = column_lineage(obj)
+        if traced is None:
+            return None
+        deps = {
+            column: [
+                dg.TableColumnDep(asset_key=key, column_name=name)
+                for path, name in sources
+                if (key := asset_of_path(path)) is not None
+            ]
+            for column, sources in traced.items()
+        }
+        deps = {column: found for column, found in deps.items() if found}
+        return dg.TableColumnLineage(deps_by_column=deps) if deps else None
 
     def load(self, uri: str, columns: Sequence[str] | None, filters: Sequence[Filter], load_type: type) -> Any:
         session = spark_session_of(self.spark)
