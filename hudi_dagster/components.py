@@ -113,24 +113,13 @@ def table_definitions(tables: list[HudiTableModel], root: str | None) -> dg.Defi
             assets.append(
                 hudi_observable_source_asset(key=table.name, table_path=config.path, group_name=table.group_name)
             )
-        elif table.incremental_from is not None:
+        elif source is not None:
+            factory = hudi_incremental_asset if table.incremental_from is not None else hudi_cdc_asset
             assets.append(
-                hudi_incremental_asset(
+                factory(
                     name=table.name,
-                    source=table.incremental_from,
-                    source_path=configs[table.incremental_from].path,
-                    target=config,
-                    transform=transform,
-                    group_name=table.group_name,
-                    settings=settings,
-                )
-            )
-        elif table.cdc_from is not None:
-            assets.append(
-                hudi_cdc_asset(
-                    name=table.name,
-                    source=table.cdc_from,
-                    source_path=configs[table.cdc_from].path,
+                    source=source,
+                    source_path=configs[source].path,
                     target=config,
                     transform=transform,
                     group_name=table.group_name,

@@ -89,6 +89,39 @@ class AssetSettings:
     owners: Sequence[str] | None = None
     tags: Mapping[str, str] | None = None
 
+    def window_asset(
+        self,
+        *,
+        key: dg.AssetKey,
+        deps: Sequence[dg.AssetKey],
+        pool: str | None,
+        group_name: str | None,
+        description: str,
+        metadata: Mapping[str, Any],
+        kinds: set[str],
+        spark: bool,
+    ) -> Callable[[Callable[..., Any]], dg.AssetsDefinition]:
+        """The `dg.asset` decorator of a factory asset that consumes commit windows: its output is
+        optional (a window without commits materializes nothing), with these settings."""
+        return dg.asset(
+            key=key,
+            deps=deps,
+            pool=pool,
+            group_name=group_name,
+            description=description,
+            metadata=metadata,
+            required_resource_keys={"spark"} if spark else set(),
+            kinds=kinds,
+            output_required=False,
+            automation_condition=self.automation_condition,
+            partitions_def=self.partitions_def,
+            backfill_policy=self.backfill_policy,
+            check_specs=self.check_specs,
+            code_version=self.code_version,
+            owners=self.owners,
+            tags=self.tags,
+        )
+
 
 class _DownstreamSpec:
     """What the incremental and CDC factories share: keys, the checkpoint identifier, the pool."""
@@ -183,23 +216,15 @@ def hudi_incremental_asset(
     spec = _DownstreamSpec(name, source, source_path, target, key_prefix)
     chosen = settings or AssetSettings()
 
-    @dg.asset(
+    @chosen.window_asset(
         key=spec.key,
         deps=[spec.upstream],
         pool=spec.pool,
         group_name=group_name,
         description=description or f"Incremental from {spec.upstream_name} into {target.path}",
         metadata=spec.with_code_of(transform),
-        required_resource_keys={"spark"} if engine == "spark" else set(),
         kinds={"hudi", "spark" if engine == "spark" else "pyarrow"},
-        output_required=False,
-        automation_condition=chosen.automation_condition,
-        partitions_def=chosen.partitions_def,
-        backfill_policy=chosen.backfill_policy,
-        check_specs=chosen.check_specs,
-        code_version=chosen.code_version,
-        owners=chosen.owners,
-        tags=chosen.tags,
+        spark=engine == "spark",
     )
     def _incremental(context: AssetExecutionContext) -> Iterator[dg.MaterializeResult[Any] | dg.AssetObservation]:
         window = pending_window(source_path, target, spec.identifier)
@@ -268,7 +293,7 @@ def hudi_cdc_asset(
     spec = _DownstreamSpec(name, source, source_path, target, key_prefix)
     chosen = settings or AssetSettings()
 
-    @dg.asset(
+    @chosen.window_asset(
         key=spec.key,
         deps=[spec.upstream],
         pool=spec.pool,
@@ -276,14 +301,7 @@ def hudi_cdc_asset(
         description=description or f"Change feed of {spec.upstream_name} applied to {target.path}",
         metadata=spec.with_code_of(transform),
         kinds={"hudi", "pyarrow"},
-        output_required=False,
-        automation_condition=chosen.automation_condition,
-        partitions_def=chosen.partitions_def,
-        backfill_policy=chosen.backfill_policy,
-        check_specs=chosen.check_specs,
-        code_version=chosen.code_version,
-        owners=chosen.owners,
-        tags=chosen.tags,
+        spark=False,
     )
     def _cdc(context: AssetExecutionContext) -> Iterator[dg.MaterializeResult[Any] | dg.AssetObservation]:
         window = pending_window(source_path, target, spec.identifier)

@@ -110,4 +110,4 @@ def _in(rows: pa.Table, among: pa.Table, columns: Sequence[str]) -> pa.ChunkedAr
         parts = [pc.fill_null(pc.cast(table.column(c), pa.string()), "\x01") for c in columns]
         return parts[0] if len(parts) == 1 else pc.binary_join_element_wise(*parts, "\x00")
 
-    return pc.is_in(joined(rows), value_set=pa.array(joined(among).to_pylist(), pa.string()))
+    return pc.is_in(joined(rows), value_set=pa.chunked_array([joined(among)]).combine_chunks())

@@ -53,7 +53,7 @@ def hudi_streaming_asset(
     upstream = dg.AssetKey.from_coercible(source)
     chosen = settings or AssetSettings()
 
-    @dg.asset(
+    @chosen.window_asset(
         key=key,
         deps=[upstream],
         pool=pool_for(target),
@@ -64,14 +64,8 @@ def hudi_streaming_asset(
             md.SOURCE_KEY: source_path,
             "hudi/checkpoint_location": checkpoint_location,
         },
-        required_resource_keys={"spark"},
         kinds={"hudi", "spark"},
-        output_required=False,
-        automation_condition=chosen.automation_condition,
-        check_specs=chosen.check_specs,
-        code_version=chosen.code_version,
-        owners=chosen.owners,
-        tags=chosen.tags,
+        spark=True,
     )
     def _stream(context: dg.AssetExecutionContext) -> Iterator[dg.MaterializeResult[Any] | dg.AssetObservation]:
         from hudi_core import spark as hudi_spark  # noqa: PLC0415 - PySpark is the `spark` extra

@@ -112,7 +112,7 @@ def _resolve(base_uri: str, options: Mapping[str, str]) -> tuple[pafs.FileSystem
         path = base_uri.split("://", 1)[1].rstrip("/")
         if not path or path.startswith("/"):
             raise HudiStorageError(f"{base_uri} names no bucket")
-        return _s3_file_system({**registered_options(base_uri), **options}), path, f"{scheme}://{path}"
+        return _s3_file_system(options), path, f"{scheme}://{path}"
     if "://" not in base_uri:
         path = os.path.abspath(os.path.expanduser(base_uri))
         return pafs.LocalFileSystem(), path, "file://" + path

@@ -93,7 +93,10 @@ class HudiIOManager(dg.ConfigurableIOManager):
         if context.has_asset_partitions:
             run_filters = self._check_partitions(context, handler, obj, partition_expr)
             if chosen is None:
-                result = self._replace_partitions(context, handler, writable, uri, record_key, run_filters, options)
+                expr_columns = list(partition_columns(partition_expr).values())
+                result = self._replace_partitions(
+                    context, handler, writable, uri, record_key, expr_columns, run_filters, options
+                )
             else:
                 result = write_data(uri, writable, options(WriteMode(chosen)))
         else:
@@ -121,11 +124,11 @@ class HudiIOManager(dg.ConfigurableIOManager):
         writable: Any,
         uri: str,
         record_key: list[str],
+        expr_columns: list[str],
         run_filters: list[Filter],
         options: Callable[[WriteMode], dict[str, str]],
     ) -> WriteResult | None:
         """Replaces the run's partitions with the output (`hudi_dagster.replace`)."""
-        expr_columns = list(partition_columns(self._settings(context).get(md.PARTITION_EXPR_KEY)).values())
         whole = maps_whole_partitions(uri, expr_columns)
         fields = list(HudiTable(uri).table_config.partition_fields) if table_exists(uri) else expr_columns
         plan = plan_replace(
@@ -162,17 +165,14 @@ class HudiIOManager(dg.ConfigurableIOManager):
                 f"{outside} output row(s) of {context.asset_key.to_user_string()} fall outside the run's "
                 f"partition(s) {keys} (partition_expr {expr!r})"
             )
-        if len(keys) > 1:
-            per_key = {key: partition_filters(expr, context.asset_partitions_def, [key], schema) for key in keys}
-            for key, rows in handler.rows_inside(obj, per_key).items():
-                context.step_context.add_asset_metadata(
-                    {md.PARTITION_ROW_COUNT_KEY: rows}, asset_key=context.asset_key, partition_key=key
-                )
-        elif keys:
+        per_key = (
+            {key: partition_filters(expr, context.asset_partitions_def, [key], schema) for key in keys}
+            if len(keys) > 1
+            else {key: filters for key in keys}
+        )
+        for key, rows in handler.rows_inside(obj, per_key).items():
             context.step_context.add_asset_metadata(
-                {md.PARTITION_ROW_COUNT_KEY: handler.rows_inside(obj, {keys[0]: filters})[keys[0]]},
-                asset_key=context.asset_key,
-                partition_key=keys[0],
+                {md.PARTITION_ROW_COUNT_KEY: rows}, asset_key=context.asset_key, partition_key=key
             )
         return filters
 
