@@ -181,33 +181,24 @@ def tag(
             )
         ]
     # Each file is matched against the incoming keys that could be in it (its partition's, or all
-    # of them under a global index), hashing the file's keys: no table-wide key set is built.
+    # of them under a global index), probing the file's keys into a table of the (few) distinct
+    # incoming ones: no table-wide key set is built, and no stored key is hashed twice.
     count = len(incoming_keys)
     if index.is_global:
-        rows_of = {s.partition_path: np.arange(count) for s in files}
+        everything = _IncomingKeys.of(incoming_keys, None)
+        incoming_of = {s.partition_path: everything for s in files}
     else:
-        rows_of = rows_by_value(incoming_partitions)
+        incoming_of = {
+            p: _IncomingKeys.of(incoming_keys, rows) for p, rows in rows_by_value(incoming_partitions).items()
+        }
 
     def match(file_slice: FileSlice) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """(incoming rows found in the slice's base file, the key's row there, or -1 for a key the
         file holds more than once: a record position must name the only row of its key)."""
-        rows = rows_of.get(file_slice.partition_path)
-        if rows is None or len(rows) == 0:
+        incoming = incoming_of.get(file_slice.partition_path)
+        if incoming is None:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-        wanted = incoming_keys.take(pa.array(rows))
-        # Probing the file's keys into a table of the (few) distinct incoming ones is much cheaper
-        # than hashing every stored key.
-        distinct = pc.unique(wanted)
-        stored = stored_keys(storage, file_slice, keys)
-        stored_rows = np.flatnonzero(pc.is_in(stored, value_set=distinct).to_numpy(zero_copy_only=False))
-        probed = pc.index_in(stored.take(pa.array(stored_rows)), value_set=distinct)
-        codes = np.asarray(probed.to_numpy(), dtype=np.int64)
-        found, first, copies = np.unique(codes, return_index=True, return_counts=True)
-        row_of = np.full(len(distinct), _ABSENT, dtype=np.int64)
-        row_of[found] = np.where(copies == 1, stored_rows[first], _SEVERAL_COPIES)
-        at = row_of[pc.index_in(wanted, value_set=distinct).to_numpy()]
-        hit = at != _ABSENT
-        return rows[hit], at[hit]
+        return incoming.found_in(stored_keys(storage, file_slice, keys))
 
     owner = np.full(count, -1, dtype=np.int64)
     base_rows = np.full(count, _SEVERAL_COPIES, dtype=np.int64)
@@ -225,6 +216,38 @@ def tag(
         pc.if_else(mask, pa.scalar(None, pa.string()), pc.take(partitions, codes)),
         base_positions=pa.array(base_rows, mask=base_rows < 0),
     )
+
+
+@dataclass(frozen=True)
+class _IncomingKeys:
+    """The incoming keys one or more files are matched against: their rows in the batch, their
+    distinct values, and each row's code among those."""
+
+    rows: npt.NDArray[np.int64]
+    distinct: pa.Array
+    codes: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(cls, keys: pa.Array, rows: npt.NDArray[np.int64] | None) -> _IncomingKeys:
+        """The keys at `rows` of `keys` (None: all of them)."""
+        wanted = keys if rows is None else keys.take(pa.array(rows))
+        distinct = pc.unique(wanted)
+        codes = np.asarray(pc.index_in(wanted, value_set=distinct).to_numpy(), dtype=np.int64)
+        return cls(np.arange(len(keys), dtype=np.int64) if rows is None else rows, distinct, codes)
+
+    def found_in(self, stored: pa.Array) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """(rows whose key `stored` holds, the key's position in `stored`, or -1 when it holds the
+        key more than once)."""
+        probe = pc.index_in(stored, value_set=self.distinct)
+        if probe.null_count == len(probe):
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        positions = np.flatnonzero(probe.is_valid().to_numpy(zero_copy_only=False))
+        found, first, copies = np.unique(probe.drop_null().to_numpy(), return_index=True, return_counts=True)
+        position_of = np.full(len(self.distinct), _ABSENT, dtype=np.int64)
+        position_of[found] = np.where(copies == 1, positions[first], _SEVERAL_COPIES)
+        at = position_of[self.codes]
+        hit = at != _ABSENT
+        return self.rows[hit], at[hit]
 
 
 def rows_by_value(values: pa.Array | pa.ChunkedArray) -> dict[str, npt.NDArray[np.int64]]:

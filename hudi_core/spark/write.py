@@ -15,11 +15,12 @@ No data row reaches the driver:
    their file groups as Hudi does (small files first, then new ones), executors apply that by
    row number within the partition;
 4. rows are repartitioned by target file group and each task writes its file groups with the
-   shared `write_file_group`; the write stats come back to the driver, which completes the instant.
+   shared `write_file_groups`; the write stats come back to the driver, which completes the instant.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -77,12 +78,13 @@ from hudi_core.write.client import (
     WriteSettings,
     current_data_schema,
 )
-from hudi_core.write.decisions import decide, reject_clustered_updates, sizing
-from hudi_core.write.handles import WriteContext, write_file_group
+from hudi_core.write.decisions import bulk_insert_sizing, decide, reject_clustered_updates, sizing
+from hudi_core.write.handles import WriteContext, write_file_groups
 from hudi_core.write.operation import WriteOperation, operation_on_generated_keys
 from hudi_core.write.planner import (
     TARGET_FILE,
     TARGET_PARTITION,
+    Sizing,
     file_group_writes,
     full_file_groups,
     insert_bins,
@@ -198,8 +200,8 @@ class _SparkWrite:
         bulk = operation is WriteOperation.BULK_INSERT and index.index_type != "BUCKET"
         prepared, schema = self._prepare(current_data_schema(timeline, config), reused=not bulk)
         if bulk:
-            records_per_file = sizing(configs, timeline, pad=False).records_per_file
-            return self._bulk_insert(prepared, records_per_file, config.is_mor, schema)
+            compression = configs.value(HudiWriteConfig.PARQUET_COMPRESSION)
+            return self._bulk_insert(prepared, sizing(configs, timeline, pad=False), compression, config.is_mor, schema)
         written = [row[0] for row in prepared.select(PARTITION).distinct().collect()]
         partitioned = settings.keygen.is_partitioned
         decided = decide(self.storage, operation, index, config, configs, timeline, written, partitioned)
@@ -234,17 +236,19 @@ class _SparkWrite:
     def _bulk_insert(
         self,
         prepared: DataFrame,
-        records_per_file: int,
+        file_sizing: Sizing,
+        compression: str,
         is_mor: bool,
         schema: pa.Schema,
     ) -> WritePlan:
         """Bulk insert as Hudi's Spark writer does it: no lookup, no small-file packing.
 
         One shuffle brings each table partition's rows to one task (Hudi's PARTITION_SORT mode),
-        which cuts them into new file groups of the target size. Nothing is counted up front: the
-        input is read once.
+        which cuts them into new file groups of the target size (bytes per record measured on the
+        task's first rows, `bulk_insert_sizing`). Nothing is counted up front: the input is read once.
         """
         tasks = max(1, min(self._shuffle_partitions(), MAX_WRITE_TASKS))
+        data_columns = schema.names
 
         def execute(context: WriteContext) -> list[WriteStat]:
             def write_new_groups(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -252,9 +256,15 @@ class _SparkWrite:
                 # or its partition ends, so a task holds at most one file's rows.
                 number, token = task_identity()
                 stats: list[str] = []
-                for group in full_file_groups(batches, records_per_file):
+                received = (b for b in batches if b.num_rows)
+                first = next(received, None)
+                if first is None:
+                    return
+                sample = pa.Table.from_batches([first])
+                records_per_file = bulk_insert_sizing(file_sizing, sample, data_columns, compression).records_per_file
+                for group in full_file_groups(itertools.chain([first], received), records_per_file):
                     writes = file_group_writes(group, {}, is_mor, task_index=number, token=token)
-                    stats += [json.dumps(write_file_group(context, w).to_record()) for w in writes]
+                    stats += [json.dumps(stat.to_record()) for stat in write_file_groups(context, writes)]
                 if stats:
                     yield pa.RecordBatch.from_arrays([pa.array(stats, pa.string())], names=["stat"])
 
@@ -569,7 +579,11 @@ class _SparkWrite:
                         stored.combine_chunks() if stored is not None else None,
                     )
                 # The Spark engine's lookup records no base positions: its logs merge by key.
-                yield from route(table.select(names), tags, index, ordering).select(out.names).to_batches()
+                table = route(table.select(names), tags, index, ordering).select(out.names)
+                for name in (TARGET_PARTITION, TARGET_FILE):  # Spark takes plain strings, not dictionaries
+                    position = table.schema.get_field_index(name)
+                    table = table.set_column(position, name, table.column(name).cast(pa.string()))
+                yield from table.to_batches()
 
         return self._persist(frame.mapInArrow(routed, out))
 
@@ -653,7 +667,7 @@ class _SparkWrite:
                 table = pa.Table.from_batches(received)
                 number, token = task_identity()
                 writes = file_group_writes(table, slices_by_partition, is_mor, task_index=number, token=token)
-                stats = [json.dumps(write_file_group(context, w).to_record()) for w in writes]
+                stats = [json.dumps(stat.to_record()) for stat in write_file_groups(context, writes)]
                 yield pa.RecordBatch.from_arrays([pa.array(stats, pa.string())], names=["stat"])
 
             tasks = min(groups, MAX_WRITE_TASKS)

@@ -68,14 +68,14 @@ from hudi_core.index.tagger import IndexSpec, Tags, tag, tag_buckets
 from hudi_core.keygen import KeyGenerator
 from hudi_core.lifecycle import crash
 from hudi_core.lifecycle.heartbeat import InstantHeartbeat, heartbeat_expired, heartbeat_path, touch_heartbeat
-from hudi_core.lifecycle.markers import Markers
+from hudi_core.lifecycle.markers import IOType, Markers
 from hudi_core.lifecycle.metadata_sync import DataTimelineWriter, data_timeline_writer
 from hudi_core.lifecycle.process_identity import this_process
 from hudi_core.lifecycle.rollback import check_nothing_lost, resume_pending_rollbacks, rollback_instant
 from hudi_core.lifecycle.service_result import ServiceResult
 from hudi_core.merge.behaviour import merge_behaviour
 from hudi_core.metadata.partitions import MetadataPartition
-from hudi_core.parallel import ordered_map
+from hudi_core.parallel import default_parallelism, ordered_map
 from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.schema.avro import avro_to_arrow_schema
 from hudi_core.schema.meta_fields import without_meta_fields
@@ -95,8 +95,8 @@ from hudi_core.timeline.instant import DATA_ACTIONS, Action, Instant
 from hudi_core.timeline.schemas import COMMIT_METADATA, REPLACE_COMMIT_METADATA, REQUESTED_REPLACE_METADATA
 from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import latest_time_on, new_instant_time
-from hudi_core.write.decisions import decide, partitions_to_delete, reject_clustered_updates
-from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_group
+from hudi_core.write.decisions import bulk_insert_sizing, decide, partitions_to_delete, reject_clustered_updates
+from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_groups
 from hudi_core.write.operation import WriteOperation, operation_on_generated_keys, write_action
 from hudi_core.write.planner import (
     assign_inserts,
@@ -119,9 +119,43 @@ FileGroupEngine = Callable[[WriteContext, Sequence[FileGroupWrite]], list[WriteS
 logger = logging.getLogger(__name__)
 
 
+# Records of one batch of appends: what a batch holds at once (its records, their Avro datums).
+APPEND_BATCH_RECORDS = 500_000
+
+
 def arrow_engine(context: WriteContext, tasks: Sequence[FileGroupWrite]) -> list[WriteStat]:
-    """Writes file groups on the in-process thread pool."""
-    return list(ordered_map(lambda task: write_file_group(context, task), tasks))
+    """Writes file groups on the in-process thread pool: the appends in a batch per thread (their
+    records are prepared together, see `write_file_groups`), every other file group on its own."""
+    batches = write_batches(tasks, default_parallelism())
+    stats: list[WriteStat | None] = [None] * len(tasks)
+    written = ordered_map(lambda batch: write_file_groups(context, [tasks[i] for i in batch]), batches)
+    for batch, batch_stats in zip(batches, written, strict=True):
+        for i, stat in zip(batch, batch_stats, strict=True):
+            stats[i] = stat
+    return [stat for stat in stats if stat is not None]
+
+
+def write_batches(tasks: Sequence[FileGroupWrite], parallelism: int) -> list[list[int]]:
+    """Task indices in the batches one thread writes together: the appends spread over
+    `parallelism` batches of similar record counts (more when they exceed `APPEND_BATCH_RECORDS`),
+    first; then every other task alone."""
+    appends = sorted(
+        (i for i, task in enumerate(tasks) if task.io_type is IOType.APPEND), key=lambda i: -tasks[i].num_records
+    )
+    bins: list[list[int]] = []
+    sizes: list[int] = []
+    for i in appends:
+        records = tasks[i].num_records
+        fits = [b for b in range(len(bins)) if sizes[b] + records <= APPEND_BATCH_RECORDS]
+        if len(bins) < parallelism or not fits:
+            bins.append([i])
+            sizes.append(records)
+            continue
+        smallest = min(fits, key=lambda b: sizes[b])
+        bins[smallest].append(i)
+        sizes[smallest] += records
+    alone = [[i] for i, task in enumerate(tasks) if task.io_type is not IOType.APPEND]
+    return [sorted(b) for b in bins] + alone
 
 
 @dataclass(frozen=True)
@@ -628,6 +662,10 @@ class WriteClient:
         written = set(pc.unique(rows.column(PARTITION)).to_pylist()) if rows.num_rows else set()
         decided = decide(self._storage, operation, index, config, configs, timeline, written, keygen.is_partitioned)
         slices = decided.slices
+        sizing = decided.sizing
+        if operation is WriteOperation.BULK_INSERT:
+            compression = configs.value(HudiWriteConfig.PARQUET_COMPRESSION)
+            sizing = bulk_insert_sizing(sizing, rows, batch.schema.names, compression)
         no_tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
         if decided.replaced is not None:
             if decided.fresh_buckets:
@@ -637,7 +675,7 @@ class WriteClient:
                 tags = tag_buckets(self._storage, index, key_spec, keys, partition_values, slices, timeline, fresh=True)
                 routed = route(rows, tags, index)
             else:
-                routed = assign_inserts(route(rows, no_tags, IndexSpec("SIMPLE")), {}, decided.sizing, config.is_mor)
+                routed = assign_inserts(route(rows, no_tags, IndexSpec("SIMPLE")), {}, sizing, config.is_mor)
             return self._arrow_plan(file_group_writes(routed, {}, config.is_mor), decided.replaced, batch)
         tags = no_tags
         if decided.lookup and rows.num_rows:
@@ -661,7 +699,7 @@ class WriteClient:
         ordering = config.ordering_fields[0] if config.ordering_fields else None
         routed = route(rows, tags, index, ordering)
         reject_clustered_updates(decided.pending, updated_groups(routed))
-        routed = assign_inserts(routed, decided.packable, decided.sizing, config.is_mor)
+        routed = assign_inserts(routed, decided.packable, sizing, config.is_mor)
         return self._arrow_plan(file_group_writes(routed, slices, config.is_mor), None, batch)
 
     def _arrow_plan(

@@ -14,7 +14,10 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pyarrow as pa
 
 from hudi_core.config import HudiConfigs
 from hudi_core.config.properties import PROPERTIES_NAME
@@ -22,15 +25,18 @@ from hudi_core.config.table import HudiTableConfig, TableConfig
 from hudi_core.config.write import HudiWriteConfig, InsertDupPolicy, WriteOperation
 from hudi_core.errors import HudiConfigError, WriteConflictError
 from hudi_core.file_group import FileSlice
+from hudi_core.file_group.base_file.parquet_writer import encoded_size
 from hudi_core.index.consistent_hashing import refuse_replacing_rings
 from hudi_core.index.partition_moves import needs_stored_ordering
 from hudi_core.index.tagger import IndexSpec, footer_key_range
 from hudi_core.lifecycle.pending import PendingServices, pending_services
+from hudi_core.schema.meta_fields import RECORD_KEY
 from hudi_core.storage import Storage
 from hudi_core.table.create import PARTITION_METAFILE
 from hudi_core.table.listing import FileListing, latest_slices
 from hudi_core.timeline import Timeline
 from hudi_core.write.planner import Sizing, groups_to_replace, replaced_groups
+from hudi_core.write.prepare import KEY
 
 
 @dataclass(frozen=True)
@@ -152,6 +158,28 @@ def sizing(configs: HudiConfigs, timeline: Timeline, pad: bool) -> Sizing:
         record_size=average_record_size(timeline, configs.value(HudiWriteConfig.RECORD_SIZE_ESTIMATE)),
         pad_small_files=pad,
     )
+
+
+# Rows a bulk insert encodes to measure its bytes per record (spread over the batch).
+SIZING_SAMPLE_ROWS = 16384
+
+
+def bulk_insert_sizing(sizing: Sizing, rows: pa.Table, data_columns: Sequence[str], compression: str) -> Sizing:
+    """`sizing` with the bytes per record the rows of a bulk insert encode to.
+
+    Apache Hudi's bulk insert rolls a base file over once it holds `hoodie.parquet.max.file.size`
+    bytes; it does not size files by `hoodie.copyonwrite.record.size.estimate` (1 KiB, ten times
+    a typical compressed row) as inserts do. The rows' own size is measured on a sample spread over
+    `rows` (the batch, or a Spark task's first rows: data columns and the record key `KEY`),
+    encoded as base files encode it, with the record key column the file stores beside them.
+    """
+    count = rows.num_rows
+    if count == 0:
+        return sizing
+    picked = np.linspace(0, count - 1, min(count, SIZING_SAMPLE_ROWS)).astype(np.int64)
+    sample = rows.take(pa.array(picked))
+    table = sample.select(list(data_columns)).append_column(RECORD_KEY, sample.column(KEY).cast(pa.string()))
+    return replace(sizing, record_size=max(1, -(-encoded_size(table, compression) // sample.num_rows)))
 
 
 def average_record_size(timeline: Timeline, estimate: int) -> int:

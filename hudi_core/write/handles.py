@@ -19,6 +19,7 @@ record has no single position. Its bloom filter is the old file's plus the inser
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,10 +36,17 @@ from hudi_core.errors import CommitError, FileFormatError
 from hudi_core.file_group.base_file.bloom_filter import BloomFilter
 from hudi_core.file_group.base_file.parquet import OpenParquet
 from hudi_core.file_group.base_file.parquet_writer import write_base_file
+from hudi_core.file_group.log_file.avro_codec import encode_datums
 from hudi_core.file_group.log_file.cdc import DELETE, INSERT, UPDATE, ChangeRecords, cdc_block
 from hudi_core.file_group.log_file.format import HeaderKey
 from hudi_core.file_group.log_file.positions import encode_record_positions
-from hudi_core.file_group.log_file.writer import avro_data_block, delete_block, new_log_file_name, parquet_data_block
+from hudi_core.file_group.log_file.writer import (
+    avro_data_block,
+    delete_block,
+    framed_avro_block,
+    new_log_file_name,
+    parquet_data_block,
+)
 from hudi_core.file_group.naming import BaseFileName, log_file_version
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.lifecycle import crash
@@ -158,8 +166,21 @@ def take_rows(table: pa.Table, positions: pa.Array) -> pa.Table:
     return taken.combine_chunks().take(pa.array(np.argsort(order)))  # back to the asked order
 
 
-def write_file_group(context: WriteContext, task: FileGroupWrite) -> WriteStat:
-    """Writes one file group; returns what it wrote.
+def write_file_groups(context: WriteContext, tasks: Sequence[FileGroupWrite]) -> list[WriteStat]:
+    """Writes several file groups of one instant, in task order; returns what each wrote.
+
+    The appends among them are prepared together (`appended_records`): one take of their rows, the
+    meta columns of all their updates, one Avro encoding pass. Appending a few hundred records is
+    otherwise mostly per-call cost, paid once per file group.
+    """
+    appends = [task for task in tasks if task.io_type is IOType.APPEND]
+    prepared = dict(zip(map(id, appends), appended_records(context, appends), strict=True))
+    return [write_file_group(context, task, prepared.get(id(task))) for task in tasks]
+
+
+def write_file_group(context: WriteContext, task: FileGroupWrite, appended: AppendedRecords | None = None) -> WriteStat:
+    """Writes one file group; returns what it wrote. `appended`: an append's records, prepared
+    with others' (`write_file_groups`).
 
     Raises:
         CommitError: the instant was rolled back while this task wrote (its write had failed
@@ -171,7 +192,7 @@ def write_file_group(context: WriteContext, task: FileGroupWrite) -> WriteStat:
     elif task.io_type is IOType.MERGE:
         stat = _merge(storage, context, task)
     else:
-        stat = _append(storage, context, task)
+        stat = _append(storage, context, task, appended or appended_records(context, [task])[0])
     if Markers(storage, context.instant_time).rolled_back_under(stat.path, task.io_type) or (
         context.inflight_file is not None and not storage.exists(context.inflight_file)
     ):
@@ -193,16 +214,33 @@ def written_keys(context: WriteContext, keys: pa.ChunkedArray | pa.Array) -> pa.
 
 def _meta_rows(context: WriteContext, task: FileGroupWrite, rows: pa.Table, file_name: str) -> pa.Table:
     """Incoming rows with fresh meta columns, in the context's full schema."""
+    return _meta_rows_of(context, rows, [task], [rows.num_rows], [file_name])
+
+
+def _meta_rows_of(
+    context: WriteContext,
+    rows: pa.Table,
+    tasks: Sequence[FileGroupWrite],
+    counts: Sequence[int],
+    file_names: Sequence[str],
+) -> pa.Table:
+    """`_meta_rows` for the rows of several tasks, back to back: `counts[i]` rows of `tasks[i]`,
+    whose records are named `file_names[i]` (sequence numbers count from 0 within each task)."""
     count = rows.num_rows
     populate = context.populate_meta_fields
-    numbers = pc.cast(pa.array(np.arange(count, dtype=np.int64)), pa.string())
-    seqnos = pc.binary_join_element_wise(f"{context.instant_time}_{task.task_index}", numbers, "_")
+    owner = pa.array(np.repeat(np.arange(len(tasks), dtype=np.int32), counts))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    numbers = np.arange(count, dtype=np.int64) - np.repeat(starts, counts)
+    prefixes = pa.array([f"{context.instant_time}_{task.task_index}" for task in tasks], pa.string()).take(owner)
+    seqnos = pc.binary_join_element_wise(prefixes, pc.cast(pa.array(numbers), pa.string()), "_")
     meta = {
         COMMIT_TIME: pa.repeat(pa.scalar(context.instant_time if populate else None, pa.string()), count),
         COMMIT_SEQNO: seqnos if populate else pa.nulls(count, pa.string()),
         RECORD_KEY: written_keys(context, rows.column(KEY)) if populate else pa.nulls(count, pa.string()),
-        PARTITION_PATH: pa.repeat(pa.scalar(task.partition_path if populate else None, pa.string()), count),
-        FILE_NAME: pa.repeat(pa.scalar(file_name, pa.string()), count),
+        PARTITION_PATH: pa.array([task.partition_path for task in tasks], pa.string()).take(owner)
+        if populate
+        else pa.nulls(count, pa.string()),
+        FILE_NAME: pa.array(list(file_names), pa.string()).take(owner),
     }
     # Delete batches carry key columns only; their rows are never written.
     columns = [
@@ -484,14 +522,20 @@ def log_blocks(
     parquet_compression: str | None = None,
     compacted_times: Sequence[str] = (),
     positions: BlockPositions = BlockPositions(),
+    datums: EncodedDatums | None = None,
 ) -> bytes:
     """A log file's content: a data block of `rows` (Parquet when `parquet_compression` is given,
-    else Avro) and a delete block of `deleted_keys`, each only when not empty."""
+    else Avro, from `datums` when they are encoded already) and a delete block of `deleted_keys`,
+    each only when not empty."""
     blocks = []
     if rows.num_rows:
         extra = positions.header(positions.updates)
         if parquet_compression is not None:
             blocks.append(parquet_data_block(instant_time, writer_schema, rows, parquet_compression, extra))
+        elif datums is not None:
+            blocks.append(
+                framed_avro_block(instant_time, writer_schema, *datums, compacted_times=compacted_times, extra=extra)
+            )
         else:
             blocks.append(
                 avro_data_block(instant_time, writer_schema, rows, compacted_times=compacted_times, extra=extra)
@@ -529,25 +573,115 @@ def write_cdc_log(
     return {path: len(content)}
 
 
-def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> WriteStat:
-    records = task.records()
-    deleted = records.column(DELETED)
-    updates = records.filter(pc.invert(deleted))
-    deletes = records.filter(deleted)
-    # The index found these rows in this slice's base file (`Tags.base_positions`).
-    updates, update_positions = _by_base_position(updates)
-    deletes, delete_positions = _by_base_position(deletes)
+EncodedDatums = tuple[memoryview, npt.NDArray[np.int64]]  # Avro datums and their N + 1 offsets
+
+
+@dataclass(frozen=True)
+class AppendedRecords:
+    """What one append writes: its updates (meta columns filled, in base-position order) and deletes,
+    their base positions (None: not all known, or not distinct), the number of records the task
+    received, and the updates' Avro datums when its data block is Avro."""
+
+    received: int
+    updates: pa.Table
+    update_positions: npt.NDArray[np.int64] | None
+    deletes: pa.Table
+    delete_positions: npt.NDArray[np.int64] | None
+    datums: EncodedDatums | None
+
+
+def appended_records(context: WriteContext, tasks: Sequence[FileGroupWrite]) -> list[AppendedRecords]:
+    """The records of several appends of one instant, prepared together (see `write_file_groups`).
+
+    Tasks picking their rows out of one shared batch are taken in one go; the updates of all tasks
+    get their meta columns and Avro datums in one pass and are handed out as slices.
+    """
+    if not tasks:
+        return []
+    if len(tasks) > 1 and all(t.source is tasks[0].source and t.rows is not None for t in tasks):
+        positions = [t.rows for t in tasks if t.rows is not None]
+        records = take_rows(tasks[0].source, pa.concat_arrays(positions).cast(pa.int64()))
+    else:
+        records = pa.concat_tables([t.records() for t in tasks]) if len(tasks) > 1 else tasks[0].records()
+    counts = [t.num_records for t in tasks]
+    bounds = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    deleted = pc.fill_null(records.column(DELETED), False).to_numpy(zero_copy_only=False)
+    base_positions = records.column(BASE_POSITION) if BASE_POSITION in records.column_names else None
+    known = None if base_positions is None else pc.is_valid(base_positions).to_numpy(zero_copy_only=False)
+    stored_at = None if base_positions is None else pc.fill_null(base_positions, -1).to_numpy(zero_copy_only=False)
+    update_rows: list[npt.NDArray[np.int64]] = []
+    delete_rows: list[npt.NDArray[np.int64]] = []
+    update_positions: list[npt.NDArray[np.int64] | None] = []
+    delete_positions: list[npt.NDArray[np.int64] | None] = []
+    for first, end in itertools.pairwise(bounds.tolist()):
+        rows = np.arange(first, end, dtype=np.int64)
+        for wanted, out_rows, out_positions in (
+            (~deleted[first:end], update_rows, update_positions),
+            (deleted[first:end], delete_rows, delete_positions),
+        ):
+            picked, at = _in_base_position_order(rows[wanted], known, stored_at)
+            out_rows.append(picked)
+            out_positions.append(at)
+    update_counts = [len(rows) for rows in update_rows]
+    updates = records.take(pa.array(np.concatenate(update_rows))) if sum(update_counts) else records.slice(0, 0)
+    if updates.num_rows:
+        updates = _meta_rows_of(context, updates, tasks, update_counts, [t.file_id for t in tasks])
+    deletes = records.take(pa.array(np.concatenate(delete_rows))) if any(len(r) for r in delete_rows) else None
+    encoded = None
+    if updates.num_rows and context.log_block_format is LogBlockFormat.AVRO:
+        data, offsets = encode_datums(with_meta_fields_avro(context.avro_schema), updates)
+        encoded = (memoryview(data), offsets)
+    prepared = []
+    update_start = delete_start = 0
+    for i, received in enumerate(counts):
+        update_count, delete_count = update_counts[i], len(delete_rows[i])
+        datums = None
+        if encoded is not None and update_count:
+            datums = (encoded[0], encoded[1][update_start : update_start + update_count + 1])
+        prepared.append(
+            AppendedRecords(
+                received,
+                updates.slice(update_start, update_count),
+                update_positions[i],
+                deletes.slice(delete_start, delete_count) if deletes is not None else records.slice(0, 0),
+                delete_positions[i],
+                datums,
+            )
+        )
+        update_start += update_count
+        delete_start += delete_count
+    return prepared
+
+
+def _in_base_position_order(
+    rows: npt.NDArray[np.int64], known: npt.NDArray[np.bool_] | None, stored_at: npt.NDArray[np.int64] | None
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64] | None]:
+    """`rows` in the order of their base positions, and those positions; the rows unchanged and
+    None when a row has none or two share one (a block records each position once)."""
+    if not len(rows) or known is None or stored_at is None or not bool(known[rows].all()):
+        return rows, None
+    positions = stored_at[rows]
+    order = np.argsort(positions, kind="stable")
+    ordered = positions[order]
+    if len(ordered) > 1 and not bool(np.all(np.diff(ordered) > 0)):
+        return rows, None
+    return rows[order], ordered
+
+
+def _append(storage: Storage, context: WriteContext, task: FileGroupWrite, records: AppendedRecords) -> WriteStat:
+    updates, deletes = records.updates, records.deletes
     field = context.ordering_field
     ordering = deletes.column(field).combine_chunks() if field and field in deletes.column_names else None
     content = log_blocks(
         context.instant_time,
         with_meta_fields_avro(context.avro_schema),
-        _meta_rows(context, task, updates, task.file_id) if updates.num_rows else updates,
-        deletes.column(KEY).to_pylist(),
+        updates,
+        deletes.column(KEY).to_pylist() if deletes.num_rows else [],
         task.partition_path,
         ordering,
         context.compression if context.log_block_format is LogBlockFormat.PARQUET else None,
-        positions=BlockPositions(task.base_instant, update_positions, delete_positions),
+        positions=BlockPositions(task.base_instant, records.update_positions, records.delete_positions),
+        datums=records.datums,
     )
     path, name = write_log_file(
         storage, context.instant_time, task.partition_path, task.file_id, task.write_token, content
@@ -561,7 +695,7 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
         path=path,
         partition_path=task.partition_path,
         prev_commit=(task.base_instant if names_slice else None) or context.instant_time,
-        num_writes=records.num_rows,
+        num_writes=records.received,
         num_inserts=0,
         num_update_writes=updates.num_rows,
         num_deletes=deletes.num_rows,
@@ -574,23 +708,6 @@ def _append(storage: Storage, context: WriteContext, task: FileGroupWrite) -> Wr
         log_version=log_file_version(name),
         log_offset=0,
     )
-
-
-def _by_base_position(rows: pa.Table) -> tuple[pa.Table, npt.NDArray[np.int64] | None]:
-    """`rows` in the order of their base positions, and those positions; the rows unchanged and
-    None when a row has none or two share one (a block records each position once)."""
-    if not rows.num_rows or BASE_POSITION not in rows.column_names:
-        return rows, None
-    column = rows.column(BASE_POSITION)
-    if column.null_count:
-        return rows, None
-    positions = np.asarray(column.to_numpy(), dtype=np.int64)
-    order = np.argsort(positions, kind="stable")
-    ordered = positions[order]
-    if len(ordered) > 1 and not bool(np.all(np.diff(ordered) > 0)):
-        return rows, None
-    already = bool(np.all(order == np.arange(len(order))))
-    return (rows if already else rows.take(pa.array(order))), ordered
 
 
 def base_file_stat(

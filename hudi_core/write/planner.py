@@ -109,7 +109,11 @@ def route(rows: pa.Table, tags: Tags, index: IndexSpec, ordering_field: str | No
 def _with_targets(
     rows: pa.Table, partitions: pa.Array | pa.ChunkedArray, file_ids: pa.Array | pa.ChunkedArray
 ) -> pa.Table:
-    return rows.append_column(TARGET_PARTITION, partitions).append_column(TARGET_FILE, file_ids)
+    # Dictionary-encoded once here: inserts are assigned and file groups cut on the codes, never
+    # on the per-row strings (each re-encoding of a large batch's strings costs a tenth of a second).
+    return rows.append_column(TARGET_PARTITION, pc.dictionary_encode(partitions)).append_column(
+        TARGET_FILE, pc.dictionary_encode(file_ids)
+    )
 
 
 def _small_files(slices: Sequence[FileSlice], sizing: Sizing, is_mor: bool, busy: set[str]) -> list[tuple[str, int]]:
@@ -134,12 +138,38 @@ def _stable_order(codes: np.ndarray) -> np.ndarray:
     return np.argsort(codes, kind="stable")
 
 
+def _runs(order: np.ndarray, codes: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
+    """(code, rows) for each run of `order`, the rows sorted stably by their code in `codes` (the
+    codes of those rows, in any order; -1 for none): run lengths come from counting the codes, so
+    no batch-sized copy of the sorted codes is made."""
+    counts = np.bincount(codes + 1)
+    start = 0
+    for shifted in np.flatnonzero(counts).tolist():
+        end = start + int(counts[shifted])
+        yield shifted - 1, order[start:end]
+        start = end
+
+
 def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list[Any]]:
-    """Dictionary codes of a column (-1 for nulls) and the dictionary values."""
-    encoded = pc.dictionary_encode(column)
-    encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
-    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    return codes, encoded.dictionary.to_pylist()
+    """Dictionary codes of a column (-1 for nulls) and the distinct values they index.
+
+    A dictionary-encoded column is taken as it is when its dictionary holds each value once (one
+    code per value is what grouping by code relies on); other columns are encoded here.
+    """
+    if isinstance(column, pa.ChunkedArray):
+        if column.num_chunks == 1:
+            column = column.chunk(0)
+        elif pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)  # chunks may hold different dictionaries
+    if not pa.types.is_dictionary(column.type) or len(pc.unique(column.dictionary)) != len(column.dictionary):
+        encoded = pc.dictionary_encode(column)
+        column = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+    indices = column.indices
+    # int32 codes, copied only to mark nulls: a batch-sized int64 copy costs its page faults.
+    if indices.null_count:
+        indices = pc.fill_null(indices, -1)
+    codes = np.asarray(indices.to_numpy(zero_copy_only=False), dtype=np.int32)
+    return codes, column.dictionary.to_pylist()
 
 
 def insert_bins(
@@ -174,21 +204,31 @@ def assign_inserts(
     busy_by_partition: dict[int, set[str]] = {}
     for code, file_code in set(zip(partition_codes[~inserting].tolist(), file_codes[~inserting].tolist(), strict=True)):
         busy_by_partition.setdefault(code, set()).add(file_ids[file_code])
-    insert_rows = np.nonzero(inserting)[0]
-    insert_rows = insert_rows[_stable_order(partition_codes[insert_rows])]
-    boundaries = np.flatnonzero(np.diff(partition_codes[insert_rows])) + 1
-    for rows_here in np.split(insert_rows, boundaries):
-        code = int(partition_codes[rows_here[0]])
+    file_codes = np.array(file_codes, copy=True)  # assigned below
+    if inserting.all():  # a bulk insert: no subset to pick out first
+        insert_rows = _stable_order(partition_codes)
+        inserted_codes = partition_codes
+    else:
+        insert_rows = np.flatnonzero(inserting)
+        inserted_codes = partition_codes[insert_rows]
+        insert_rows = insert_rows[_stable_order(inserted_codes)]
+    code_of = {file_id: code for code, file_id in enumerate(file_ids)}
+    for code, rows_here in _runs(insert_rows, inserted_codes):
         partition = partitions[code]
         # On Merge-on-Read a file group with updates in this write gets a log, so it is not padded.
         busy = busy_by_partition.get(code, set()) if is_mor else set()
         position = 0
         for file_id, capacity in insert_bins(len(rows_here), slices.get(partition, ()), sizing, is_mor, busy):
-            file_ids.append(file_id)
-            file_codes[rows_here[position : position + capacity]] = len(file_ids) - 1
+            # A small file this write also updates (Copy-on-Write) keeps its one code.
+            file_code = code_of.setdefault(file_id, len(file_ids))
+            if file_code == len(file_ids):
+                file_ids.append(file_id)
+            file_codes[rows_here[position : position + capacity]] = file_code
             position += capacity
-    targets = pa.DictionaryArray.from_arrays(pa.array(file_codes, pa.int32()), pa.array(file_ids, pa.string()))
-    return routed.set_column(routed.schema.get_field_index(TARGET_FILE), TARGET_FILE, targets.cast(pa.string()))
+    targets = pa.DictionaryArray.from_arrays(
+        pa.array(file_codes, pa.int32(), mask=file_codes < 0), pa.array(file_ids, pa.string())
+    )
+    return routed.set_column(routed.schema.get_field_index(TARGET_FILE), TARGET_FILE, targets)
 
 
 def new_file_groups(prepared: pa.Table, records_per_file: int) -> pa.Table:
@@ -247,19 +287,17 @@ def file_group_writes(
     # Groups in (partition, file id) order: codes ranked by their dictionary values.
     partition_codes, partitions = _codes(routed.column(TARGET_PARTITION))
     file_codes, file_ids = _codes(routed.column(TARGET_FILE))
-    partition_rank = np.argsort(np.argsort(np.array(partitions, dtype=object)))
-    file_rank = np.argsort(np.argsort(np.array(file_ids, dtype=object)))
-    group_codes = partition_rank[partition_codes] * (len(file_ids) + 1) + file_rank[file_codes]
+    partition_rank = np.argsort(np.argsort(np.array(partitions, dtype=object))).astype(np.int32)
+    file_rank = np.argsort(np.argsort(np.array(file_ids, dtype=object))).astype(np.int32)
+    group_codes = partition_rank[partition_codes] * np.int32(len(file_ids) + 1) + file_rank[file_codes]
     order = _stable_order(group_codes)
-    bounds = [0, *(np.flatnonzero(np.diff(group_codes[order])) + 1).tolist(), len(order)]
     existing = {(p, s.file_id): s for p, group in slices.items() for s in group}
     tagged_rows = pc.fill_null(routed.column(TAGGED), False).to_numpy(zero_copy_only=False)
     deleted_rows = routed.column(DELETED).to_numpy()
     # Each write gets the positions of its rows; the rows are taken inside its write task.
-    payload = routed.drop_columns([TARGET_PARTITION, TARGET_FILE])
+    payload = routed.drop_columns([TARGET_PARTITION, TARGET_FILE, PARTITION])  # a task knows its partition
     writes = []
-    for position, (start, end) in enumerate(itertools.pairwise(bounds)):
-        rows = order[start:end]
+    for position, (_, rows) in enumerate(_runs(order, group_codes)):
         partition = partitions[partition_codes[rows[0]]]
         file_id = file_ids[file_codes[rows[0]]]
         tagged = bool(tagged_rows[rows].any())
@@ -292,9 +330,14 @@ def file_group_writes(
 
 def updated_groups(routed: pa.Table) -> set[tuple[str, str]]:
     """(partition, file id) of the stored file groups a routed batch updates or deletes from."""
-    tagged = routed.filter(pc.fill_null(routed.column(TAGGED), False))
-    pairs = tagged.select([TARGET_PARTITION, TARGET_FILE]).group_by([TARGET_PARTITION, TARGET_FILE]).aggregate([])
-    return set(zip(pairs.column(TARGET_PARTITION).to_pylist(), pairs.column(TARGET_FILE).to_pylist(), strict=True))
+    tagged = pc.fill_null(routed.column(TAGGED), False).to_numpy(zero_copy_only=False)
+    if not tagged.any():
+        return set()
+    partition_codes, partitions = _codes(routed.column(TARGET_PARTITION))
+    file_codes, file_ids = _codes(routed.column(TARGET_FILE))
+    width = len(file_ids) + 1
+    pairs = np.unique(partition_codes[tagged] * width + file_codes[tagged])
+    return {(partitions[pair // width], file_ids[pair % width]) for pair in pairs.tolist()}
 
 
 def groups_to_replace(

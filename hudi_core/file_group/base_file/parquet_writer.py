@@ -124,19 +124,7 @@ def write_base_file(
     full_path = storage.full_path(path)
     sink = storage.open_output(path)
     try:
-        writer = pq.ParquetWriter(
-            sink,
-            table.schema,
-            version="1.0",
-            compression=codec,
-            compression_level=codec_level(codec),
-            use_dictionary=_dictionary_columns(table),
-            data_page_size=page_bytes,
-            write_statistics=True,
-            store_schema=False,
-            use_deprecated_int96_timestamps=False,
-            use_compliant_nested_type=True,
-        )
+        writer = _writer(sink, table, codec, page_bytes)
         try:
             split = new_row_group_at if new_row_group_at is not None and 0 < new_row_group_at < table.num_rows else None
             parts = [table] if split is None else [table.slice(0, split), table.slice(split)]
@@ -156,6 +144,38 @@ def write_base_file(
             raise HudiStorageError(f"cannot write {full_path}: {e}") from e
         raise
     return size
+
+
+def encoded_size(
+    table: pa.Table, compression: str = DEFAULT_PARQUET_CODEC, page_bytes: int = DEFAULT_PAGE_BYTES
+) -> int:
+    """Bytes the column data of `table` takes in a base file (encoded as `write_base_file` encodes
+    it, without the footer): what file sizing measures a sample by."""
+    codec = _CODECS.get(compression.lower(), "zstd")
+    sink = pa.BufferOutputStream()
+    table = normalize_for_write(table).replace_schema_metadata(None)
+    writer = _writer(sink, table, codec, page_bytes)
+    writer.write_table(table)
+    before_footer = int(sink.tell())
+    writer.close()
+    return before_footer
+
+
+def _writer(sink: pa.NativeFile, table: pa.Table, codec: str, page_bytes: int) -> pq.ParquetWriter:
+    """A Parquet writer with the base files' settings (dictionaries chosen from `table`'s rows)."""
+    return pq.ParquetWriter(
+        sink,
+        table.schema,
+        version="1.0",
+        compression=codec,
+        compression_level=codec_level(codec),
+        use_dictionary=_dictionary_columns(table),
+        data_page_size=page_bytes,
+        write_statistics=True,
+        store_schema=False,
+        use_deprecated_int96_timestamps=False,
+        use_compliant_nested_type=True,
+    )
 
 
 def _dictionary_columns(table: pa.Table) -> list[str]:

@@ -9,7 +9,6 @@ field's type, or IntWrapper(0) when there is none (notes §4.5).
 from __future__ import annotations
 
 import io
-import itertools
 import json
 import posixpath
 import struct
@@ -17,7 +16,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import fastavro
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hudi_core.file_group.log_file.avro_codec import encode_datums
@@ -29,6 +31,10 @@ from hudi_core.storage import Storage
 AVRO_BLOCK_VERSION = 3
 DELETE_BLOCK_VERSION = 3
 _DELETE_SCHEMA = fastavro.parse_schema(DELETE_RECORD_LIST_SCHEMA)
+# Built from buffers: `pa.scalar` imports pandas on first use.
+_NO_SEPARATOR = pa.Array.from_buffers(
+    pa.large_binary(), 1, [None, pa.py_buffer(np.zeros(2, dtype=np.int64).tobytes()), pa.py_buffer(b"")]
+)[0]
 
 
 def _header(
@@ -55,14 +61,40 @@ def avro_data_block(
     """An AVRO_DATA block (or a CDC_DATA block, same content) of `records` in `writer_schema`;
     `extra`: more header entries (record positions)."""
     data, offsets = encode_datums(writer_schema, records)
-    view = memoryview(data)
-    parts: list[bytes | memoryview] = [struct.pack(">ii", AVRO_BLOCK_VERSION, records.num_rows)]
-    pack = struct.Struct(">i").pack
-    bounds = offsets.tolist()
-    for start, end in itertools.pairwise(bounds):
-        parts.append(pack(end - start))
-        parts.append(view[start:end])
-    return encode_block(block_type, _header(instant_time, writer_schema, compacted_times, extra), b"".join(parts))
+    return framed_avro_block(instant_time, writer_schema, data, offsets, block_type, compacted_times, extra)
+
+
+def framed_avro_block(
+    instant_time: str,
+    writer_schema: dict[str, Any],
+    data: bytes | memoryview,
+    offsets: npt.NDArray[np.int64],
+    block_type: BlockType = BlockType.AVRO_DATA,
+    compacted_times: Sequence[str] = (),
+    extra: Mapping[HeaderKey, str] | None = None,
+) -> bytes:
+    """An AVRO_DATA (or CDC_DATA) block of datums already encoded (`encode_datums`): record `i`
+    is `data[offsets[i] : offsets[i + 1]]` (`offsets` may be a slice of the encoding's)."""
+    count = len(offsets) - 1
+    content = struct.pack(">ii", AVRO_BLOCK_VERSION, count) + _length_prefixed(data, offsets)
+    return encode_block(block_type, _header(instant_time, writer_schema, compacted_times, extra), content)
+
+
+def _length_prefixed(data: bytes | memoryview, offsets: npt.NDArray[np.int64]) -> bytes:
+    """The datums, each after its length as a big-endian int32 (the block's record framing)."""
+    count = len(offsets) - 1
+    if count <= 0:
+        return b""
+    relative = (offsets - offsets[0]).astype(np.int64)
+    payload = pa.py_buffer(data).slice(int(offsets[0]), int(relative[-1]))
+    datums = pa.Array.from_buffers(pa.large_binary(), count, [None, pa.py_buffer(relative), payload])
+    lengths = np.diff(relative).astype(">i4").tobytes()
+    prefixes = pa.Array.from_buffers(pa.binary(4), count, [None, pa.py_buffer(lengths)])
+    # One pass in Arrow: per record, its 4 length bytes then its datum, back to back.
+    framed = pc.binary_join_element_wise(prefixes.cast(pa.large_binary()), datums, _NO_SEPARATOR)
+    end = int(np.frombuffer(framed.buffers()[1], dtype=np.int64, count=count + 1)[-1])
+    content: bytes = framed.buffers()[2].slice(0, end).to_pybytes()
+    return content
 
 
 def parquet_data_block(
