@@ -23,6 +23,14 @@ from hudi_core.errors import FilterError
 
 OPERATORS = ("=", "!=", "<", "<=", ">", ">=", "in", "not in")
 _ALIASES = {"==": "=", "<>": "!=", "not_in": "not in", "notin": "not in"}
+_KERNELS: dict[str, Callable[..., Any]] = {
+    "=": pc.equal,
+    "!=": pc.not_equal,
+    "<": pc.less,
+    "<=": pc.less_equal,
+    ">": pc.greater,
+    ">=": pc.greater_equal,
+}
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "=": operator.eq,
     "!=": operator.ne,
@@ -45,22 +53,15 @@ class Filter:
     def python_values(self) -> list[Any]:
         return [v.as_py() for v in self.values]
 
-    def expression(self) -> pc.Expression:
-        """The filter as a pyarrow compute expression (SQL null semantics)."""
-        field = pc.field(self.column)
-        if self.op == "in":
-            return field.isin(pa.array(self.python_values, type=self.values[0].type))
-        if self.op == "not in":
-            return field.is_valid() & ~field.isin(pa.array(self.python_values, type=self.values[0].type))
-        scalar = self.values[0]
-        return {
-            "=": field == scalar,
-            "!=": field != scalar,
-            "<": field < scalar,
-            "<=": field <= scalar,
-            ">": field > scalar,
-            ">=": field >= scalar,
-        }[self.op]
+    def mask(self, column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+        """Which values of `column` satisfy the filter (SQL semantics: null never does)."""
+        if self.op in ("in", "not in"):
+            value_set = pa.concat_arrays([pa.repeat(value, 1) for value in self.values])
+            found = pc.is_in(column, value_set=value_set)
+            if self.op == "not in":
+                found = pc.and_(pc.is_valid(column), pc.invert(found))
+            return pc.fill_null(found, False)
+        return pc.fill_null(_KERNELS[self.op](column, self.values[0]), False)
 
     def matches_value(self, value: Any) -> bool:
         """Whether one (Python) column value satisfies the filter."""
@@ -164,17 +165,12 @@ def _coerce(value: Any, column_type: pa.DataType, column: str) -> pa.Scalar:
 def passing_rows(table: pa.Table, filters: Sequence[Filter]) -> npt.NDArray[np.int64]:
     """Ascending positions of the rows of `table` that pass every filter (only the filtered columns
     are touched; no row of the other columns is copied)."""
-    expression = combined_expression(filters)
-    if expression is None:
-        return np.arange(table.num_rows, dtype=np.int64)
-    filtered = sorted({f.column for f in filters})
-    numbered = table.select(filtered).append_column("__hudi_row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
-    return np.asarray(numbered.filter(expression).column("__hudi_row").to_numpy(), dtype=np.int64)
-
-
-def combined_expression(filters: Sequence[Filter]) -> pc.Expression | None:
-    """The conjunction of `filters`, or None when there are none."""
-    result: pc.Expression | None = None
+    passing: pa.Array | pa.ChunkedArray | None = None
     for f in filters:
-        result = f.expression() if result is None else result & f.expression()
-    return result
+        mask = f.mask(table.column(f.column))
+        passing = mask if passing is None else pc.and_(passing, mask)
+    if passing is None:
+        return np.arange(table.num_rows, dtype=np.int64)
+    if isinstance(passing, pa.ChunkedArray):
+        passing = passing.combine_chunks()
+    return np.flatnonzero(passing.to_numpy(zero_copy_only=False)).astype(np.int64)

@@ -10,10 +10,11 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 
+from hudi_core.file_group import FileSlice
 from hudi_core.merge.file_group_reader import FileGroupReader
 from hudi_core.parallel import ordered_map
 from hudi_core.storage import Storage
-from hudi_core.table.scan import ScanPlan, read_planned_slice
+from hudi_core.table.scan import ScanPlan, read_planned_slice, read_planned_slice_batches
 
 
 def iter_plan(storage: Storage, plan: ScanPlan, parallelism: int | None = None) -> Iterator[pa.Table]:
@@ -31,10 +32,22 @@ def read_plan(storage: Storage, plan: ScanPlan) -> pa.Table:
 
 
 def plan_batch_reader(storage: Storage, plan: ScanPlan) -> pa.RecordBatchReader:
-    """All rows of `plan` as a stream of record batches."""
+    """All rows of `plan` as a stream of record batches, in plan order.
+
+    Slices that merge log files are read on the thread pool a few ahead, each whole; base-file
+    slices stream a batch at a time as the consumer asks for them, so the stream holds a batch of
+    such a file, never the file.
+    """
+    reader = FileGroupReader(storage)
+
+    def started(file_slice: FileSlice) -> Iterator[pa.Table]:
+        stream = read_planned_slice_batches(reader, plan, file_slice)
+        # A whole slice is read here, on the pool; a base file's stream is read by the consumer.
+        return iter(list(stream)) if reader.reads_whole(file_slice, plan.request) else stream
 
     def batches() -> Iterator[pa.RecordBatch]:
-        for table in iter_plan(storage, plan):
-            yield from table.to_batches()
+        for stream in ordered_map(started, plan.slices):
+            for table in stream:
+                yield from table.to_batches()
 
     return pa.RecordBatchReader.from_batches(plan.output_schema, batches())

@@ -12,7 +12,7 @@ Engine-agnostic: the Arrow engine runs it in threads, the Spark engine in Python
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -87,6 +87,22 @@ class FileGroupReader:
             return request.schema.empty_table(), stats
         table = read_parquet(self._storage, file_slice.base_file_path, request.schema, request.filters).table
         return _matching(table, request.filters), stats
+
+    @staticmethod
+    def reads_whole(file_slice: FileSlice, request: SliceReadRequest) -> bool:
+        """Whether :meth:`read_batches` reads the slice at once (it merges log files, or has no base)."""
+        return (file_slice.has_logs and not request.read_optimized) or file_slice.base_file_path is None
+
+    def read_batches(self, file_slice: FileSlice, request: SliceReadRequest) -> Iterator[pa.Table]:
+        """What :meth:`read` returns, as tables produced one after another: a slice read from its
+        base file alone streams batch by batch; a slice that merges log files comes whole."""
+        base_path = file_slice.base_file_path
+        if base_path is None or self.reads_whole(file_slice, request):
+            yield self.read(file_slice, request)
+            return
+        with OpenParquet(self._storage, base_path) as parquet:
+            for table in parquet.iter_read(request.schema, request.filters):
+                yield _matching(table, request.filters)
 
     def _merge(self, file_slice: FileSlice, request: SliceReadRequest) -> tuple[pa.Table, LogScanStats]:
         if request.merge is None or request.visibility is None:

@@ -17,7 +17,7 @@ Query semantics (spec notes §1, features §2):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import pyarrow as pa
@@ -65,6 +65,12 @@ class ScanPlan:
 def read_planned_slice(reader: FileGroupReader, plan: ScanPlan, file_slice: FileSlice) -> pa.Table:
     """Reads one slice of a plan and returns exactly the plan's output columns."""
     return reader.read(file_slice, plan.request).select(plan.output_schema.names)
+
+
+def read_planned_slice_batches(reader: FileGroupReader, plan: ScanPlan, file_slice: FileSlice) -> Iterator[pa.Table]:
+    """:func:`read_planned_slice` as a stream of tables (`FileGroupReader.read_batches`)."""
+    names = plan.output_schema.names
+    return (table.select(names) for table in reader.read_batches(file_slice, plan.request))
 
 
 INCREMENTAL_FALLBACK_KEY = HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN.key

@@ -6,7 +6,7 @@ the compressed bytes of the column chunks actually read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,10 +137,26 @@ class OpenParquet:
             selected = np.unique(groups).tolist()
         table = self._read_groups(selected, schema)
         if rows is not None and len(selected):
-            table = table.take(pa.array(self._positions_read(selected).searchsorted(rows)))
+            table = table.take(pa.array(self._offsets_in_read(selected, rows)))
         return ParquetRead(
             conform_table(table, schema, self._storage.full_path(self._path)), len(selected), file_meta.num_row_groups
         )
+
+    def iter_read(
+        self, schema: pa.Schema, prune_filters: Sequence[Filter] = (), batch_rows: int = 65536
+    ) -> Iterator[pa.Table]:
+        """What :meth:`read` returns, in tables of at most `batch_rows` rows decoded one at a time
+        (a stream holds one batch, not the file)."""
+        selected = self._groups_that_may_match(prune_filters)
+        present = [name for name in schema.names if name in self._top_level]
+        self._count_read(selected, present)
+        if not selected:
+            return
+        try:
+            for batch in self._file.iter_batches(batch_rows, row_groups=selected, columns=present):
+                yield conform_table(pa.Table.from_batches([batch]), schema, self._storage.full_path(self._path))
+        except (pa.ArrowInvalid, OSError) as e:
+            raise FileFormatError(f"{self._storage.full_path(self._path)}: cannot read Parquet data: {e}") from e
 
     def matching_rows(self, schema: pa.Schema, filters: Sequence[Filter]) -> npt.NDArray[np.int64]:
         """Ascending positions of the rows that pass `filters` (on columns of `schema`), reading
@@ -174,6 +190,16 @@ class OpenParquet:
         """The row group holding each of the (ascending) file positions `rows`."""
         return np.searchsorted(self._starts[1:], rows, side="right").astype(np.int64)
 
+    def _offsets_in_read(self, selected: list[int], rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """Where the file positions `rows` (ascending, all in `selected`) land among the rows of the
+        row groups `selected`, read one after another."""
+        groups = np.asarray(selected, dtype=np.int64)
+        sizes = self._starts[groups + 1] - self._starts[groups]
+        read_start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        where = np.searchsorted(groups, self.row_groups_of(rows))
+        offsets: npt.NDArray[np.int64] = rows - self._starts[groups][where] + read_start[where]
+        return offsets
+
     def _positions_read(self, selected: list[int]) -> npt.NDArray[np.int64]:
         """The file positions of the rows of the row groups `selected`, read one after another."""
         return np.concatenate([np.arange(self._starts[i], self._starts[i + 1], dtype=np.int64) for i in selected])
@@ -187,15 +213,20 @@ class OpenParquet:
         ]
 
     def _read_groups(self, selected: list[int], schema: pa.Schema) -> pa.Table:
-        file_meta = self._file.metadata
-        metrics.add(row_groups_skipped=file_meta.num_row_groups - len(selected))
         present = [name for name in schema.names if name in self._top_level]
+        self._count_read(selected, present)
         if not selected:
             return self._file.schema_arrow.empty_table().select(present)
         try:
-            table = self._file.read_row_groups(selected, columns=present)
+            return self._file.read_row_groups(selected, columns=present)
         except (pa.ArrowInvalid, OSError) as e:
             raise FileFormatError(f"{self._storage.full_path(self._path)}: cannot read Parquet data: {e}") from e
+
+    def _count_read(self, selected: list[int], present: list[str]) -> None:
+        file_meta = self._file.metadata
+        metrics.add(row_groups_skipped=file_meta.num_row_groups - len(selected))
+        if not selected:
+            return
         chunk_bytes = sum(
             file_meta.row_group(i).column(j).total_compressed_size
             for i in selected
@@ -203,4 +234,3 @@ class OpenParquet:
             for j in self._top_level[name]
         )
         metrics.add(base_files_read=1, row_groups_read=len(selected), bytes_read=chunk_bytes)
-        return table
