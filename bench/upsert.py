@@ -217,17 +217,17 @@ def raw_key_read(table_dir: Path) -> int:
     """pyarrow alone: the record-key column of every base file (SIMPLE tagging's minimum read)."""
 
     def keys(path: Path) -> int:
-        return pq.ParquetFile(path).read(columns=["_hoodie_record_key"]).num_rows
+        return int(pq.ParquetFile(path).read(columns=["_hoodie_record_key"]).num_rows)
 
     with ThreadPoolExecutor(max_workers=parallel.default_parallelism()) as pool:
         return sum(pool.map(keys, sorted(table_dir.rglob("*.parquet"))))
 
 
-def raw_write_only(files: Callable[[], Sequence[str]], codec: Callable[[], str]) -> Callable[[Path], int]:
+def raw_write_only(files: Callable[[], Sequence[str]], codec: Callable[[], str]) -> Callable[[Path], PartTimed]:
     """pyarrow alone: writes the rows of `files()` with `codec()`; only the writes are timed."""
     loaded: dict[str, pa.Table] = {}
 
-    def run(table_dir: Path) -> int:
+    def run(table_dir: Path) -> PartTimed:
         if not loaded:
             for relative in files():
                 loaded[relative] = pq.read_table(table_dir / relative).replace_schema_metadata(None)
@@ -238,7 +238,7 @@ def raw_write_only(files: Callable[[], Sequence[str]], codec: Callable[[], str])
             pq.write_table(
                 loaded[relative], table_dir / f"{relative}.written.parquet", compression=name, compression_level=level
             )
-            return loaded[relative].num_rows
+            return int(loaded[relative].num_rows)
 
         start = time.perf_counter()
         with ThreadPoolExecutor(max_workers=parallel.default_parallelism()) as pool:

@@ -45,7 +45,7 @@ def manifest_entry(name: str) -> dict[str, Any]:
 def extract(entry: dict[str, Any], cache_dir: Path) -> Path:
     """Unpacks the table's zip under `cache_dir` (once) and returns the table base path."""
     target = cache_dir / entry["name"]
-    base = target / entry["table_dir_in_zip"].rstrip("/")
+    base: Path = target / str(entry["table_dir_in_zip"]).rstrip("/")
     if not base.exists():
         with zipfile.ZipFile(conformance_dir() / entry["zip"]) as archive:
             archive.extractall(target)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import dagster as dg
 from dagster import AssetExecutionContext
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as sf
 
 from hudi_dagster import (
@@ -88,7 +88,7 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
         )
         def bronze_rides(context: AssetExecutionContext) -> DataFrame:
             """Raw ride events by day (Merge-on-Read, change data capture on); a re-run replaces its days."""
-            spark = context.resources.spark.get_session()
+            spark: SparkSession = context.resources.spark.get_session()
             rows = demo_rows_per_day()
             days = [rides_for_day(day, rows) for day in context.partition_keys]
             import pyarrow as pa  # noqa: PLC0415
@@ -127,7 +127,7 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
     )
     def gold_city_daily(context: AssetExecutionContext) -> DataFrame:
         """Rides, revenue and average fare per city and day."""
-        spark = context.resources.spark.get_session()
+        spark: SparkSession = context.resources.spark.get_session()
         return (
             spark.read.format("hudi")
             .load(silver.path)

@@ -589,6 +589,29 @@ def raw_commit_read(fixture: str) -> Prepare:
     return prepare
 
 
+def raw_merge_on_read_commit_read(copy_on_write: str, merge_on_read: str) -> Prepare:
+    """The least any reader does for a Merge-on-Read incremental read of the same 1% commit: the
+    commit's rows read as Parquet (the Copy-on-Write twin's files, its rows: Parquet is the fastest
+    data block format Hudi has), and the ordering column of every base file the commit's logs
+    update (under event-time ordering a logged record is a change only if it beats the stored one)."""
+
+    def prepare(space: Workspace, op: Operation) -> Setup:
+        cow_dir, mor_dir = _in_place(space, copy_on_write), _in_place(space, merge_on_read)
+        facts = space.facts()[copy_on_write]
+        only_commit = [("_hoodie_commit_time", "=", facts["instant"])]
+        slices = HudiTable(str(mor_dir)).file_slices()
+        merged_with = sorted(s.base_file_path for s in slices if s.has_logs and s.base_file_path)
+
+        def action() -> Outcome:
+            rows = peers.raw_read(cow_dir, facts["written_base_files"], only_commit)
+            peers.raw_read(mor_dir, merged_with, columns=[peers.ORDERING])
+            return _table_outcome(rows)
+
+        return Setup(action)
+
+    return prepare
+
+
 def raw_key_scan(fixture: str) -> Prepare:
     def prepare(space: Workspace, op: Operation) -> Setup:
         table_dir = _in_place(space, fixture)
@@ -756,6 +779,9 @@ def _operations() -> list[Operation]:
                   ("delta_cdf",)),
         Operation("incremental/raw_cow", "incremental", RAW, "read of the commit's files, its rows",
                   raw_commit_read(cow_1), (cow_1,)),
+        Operation("incremental/raw_mor", "incremental", RAW,
+                  "read of the commit's rows as Parquet and the ordering column of the files its logs update",
+                  raw_merge_on_read_commit_read(cow_1, mor_1), (cow_1, mor_1)),
         # compaction
         Operation("compaction/ours_mor", "compaction", OURS, "MoR", ours_compaction, (mor_1,), heavy, arrow,
                   in_quick=False),

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,8 @@ from hudi_core.keygen import RecordKeySpec
 from hudi_core.merge.dedup import has_duplicates, last_per_key
 from hudi_core.schema.conform import conform_array, conform_table
 from hudi_core.schema.meta_fields import IS_DELETED
+
+_Rows = TypeVar("_Rows", pa.Table, pa.Array)
 
 KEY = "__hudi_key"
 ORDER = "__hudi_order"
@@ -448,8 +450,8 @@ def _split_with_base(base: pa.Table, log_rows: pa.Table, spec: MergeSpec) -> tup
     keep[replaced.to_numpy()] = False
     untouched_log = np.ones(log_rows.num_rows, dtype=bool)
     untouched_log[log_index.to_numpy()] = False
-    winners = _overlay_partial(newer.filter(wins), base.take(replaced), True, spec.ignore_defaults)
-    inserts = log_rows.filter(pa.array(untouched_log))
+    winners = _overlay_partial(_kept(newer, wins), base.take(replaced), True, spec.ignore_defaults)
+    inserts = _kept(log_rows, pa.array(untouched_log))
     return keep, _live(pa.concat_tables([winners, inserts]))
 
 
@@ -465,7 +467,15 @@ def _wins_over_base(
 
 def _live(rows: pa.Table) -> pa.Table:
     """Resolved rows without the deletes and the internal columns."""
-    return _drop_internals(rows.filter(pc.invert(rows.column(DELETE))))
+    return _drop_internals(_kept(rows, pc.invert(rows.column(DELETE))))
+
+
+def _kept(rows: _Rows, mask: pa.ChunkedArray | pa.Array) -> _Rows:
+    """`rows.filter(mask)`, without copying every column when all rows stay (the usual merge:
+    each logged record beats its stored row and deletes nothing)."""
+    if mask.null_count == 0 and pc.all(mask).as_py() is not False:
+        return rows
+    return rows.filter(mask)
 
 
 # ---- merging by position ----------------------------------------------------------------------
@@ -520,6 +530,6 @@ def merge_at_positions(
     named = resolved.column(KEY).to_numpy()
     at = pa.array(np.searchsorted(positions, named))
     wins = _wins_over_base(pc.take(_ordering(base_rows, spec), at), resolved, spec)
-    winners = _overlay_partial(resolved.filter(wins), base_rows.take(at.filter(wins)), True, spec.ignore_defaults)
+    winners = _overlay_partial(_kept(resolved, wins), base_rows.take(_kept(at, wins)), True, spec.ignore_defaults)
     replaced = np.sort(named[np.asarray(wins.to_numpy(zero_copy_only=False), dtype=bool)])
     return PositionalMerge(replaced, _live(winners))

@@ -21,12 +21,19 @@ class _Tasks:
         self.finished: set[int] = set()
         self._failing = failing
         self._lock = threading.Lock()
+        self._failing_started = threading.Event()
 
     def __call__(self, item: int) -> int:
         with self._lock:
             self.started.add(item)
+        if item in self._failing:
+            self._failing_started.set()
         try:
             if item == 0:
+                # A task meant to fail later is running before task 0 fails (on a loaded machine
+                # its thread may start late, and a task never started is cancelled, not noted).
+                if self._failing:
+                    self._failing_started.wait(timeout=10)
                 raise ValueError("task 0 failed")
             time.sleep(0.2)  # still running when task 0 fails
             if item in self._failing:
