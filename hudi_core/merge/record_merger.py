@@ -473,7 +473,7 @@ def _live(rows: pa.Table) -> pa.Table:
 def _kept(rows: _Rows, mask: pa.ChunkedArray | pa.Array) -> _Rows:
     """`rows.filter(mask)`, without copying every column when all rows stay (the usual merge:
     each logged record beats its stored row and deletes nothing)."""
-    if mask.null_count == 0 and pc.all(mask).as_py() is not False:
+    if mask.null_count == 0 and pc.all(mask).as_py():
         return rows
     return rows.filter(mask)
 
