@@ -16,6 +16,11 @@ No data row reaches the driver:
    row number within the partition;
 4. rows are repartitioned by target file group and each task writes its file groups with the
    shared `write_file_groups`; the write stats come back to the driver, which completes the instant.
+
+Upserts and deletes under a non-global SIMPLE or BLOOM index never look outside a partition, so
+steps 2 and 3 run inside one task per group of table partitions instead: the rows of a partition
+meet in one task, which tags, routes and assigns them exactly as the Arrow engine plans a batch
+(base positions recorded for Merge-on-Read logs), and the write takes one job after one count.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from pyspark import StorageLevel, TaskContext
 from pyspark.errors import PythonException
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as sf
-from pyspark.sql.types import BooleanType, IntegerType, StringType, StructField, StructType
+from pyspark.sql.types import BooleanType, IntegerType, LongType, StringType, StructField, StructType
 
 from hudi_core import errors
 from hudi_core.config import HudiConfigs, validate_options
@@ -60,6 +65,7 @@ from hudi_core.index.tagger import (
     keys_found,
     rows_by_value,
     stored_keys,
+    tag,
 )
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.lifecycle.pending import PendingServices
@@ -78,19 +84,21 @@ from hudi_core.write.client import (
     WriteSettings,
     current_data_schema,
 )
-from hudi_core.write.decisions import bulk_insert_sizing, decide, reject_clustered_updates, sizing
+from hudi_core.write.decisions import WriteDecisions, bulk_insert_sizing, decide, reject_clustered_updates, sizing
 from hudi_core.write.handles import WriteContext, write_file_groups
 from hudi_core.write.operation import WriteOperation, operation_on_generated_keys
 from hudi_core.write.planner import (
     TARGET_FILE,
     TARGET_PARTITION,
     Sizing,
+    assign_inserts,
     file_group_writes,
     full_file_groups,
     insert_bins,
     route,
+    updated_groups,
 )
-from hudi_core.write.prepare import DELETED, KEY, PARTITION, TAGGED, prepare_batch
+from hudi_core.write.prepare import BASE_POSITION, DELETED, KEY, PARTITION, TAGGED, prepare_batch
 
 TAG_KEY = "__hudi_tag_key"
 TAG_PARTITION = "__hudi_tag_partition"
@@ -102,6 +110,8 @@ ROW = "__hudi_row"
 GROUP = "__hudi_group"
 STATS_SCHEMA = StructType([StructField("stat", StringType(), False)])
 MAX_WRITE_TASKS = 256
+# The most rows of one table partition a write plans in one task (a task holds them all).
+MAX_ROWS_PLANNED_IN_ONE_TASK = 1_000_000
 
 
 def write(
@@ -202,8 +212,17 @@ class _SparkWrite:
         if bulk:
             compression = configs.value(HudiWriteConfig.PARQUET_COMPRESSION)
             return self._bulk_insert(prepared, sizing(configs, timeline, pad=False), compression, config.is_mor, schema)
-        written = [row[0] for row in prepared.select(PARTITION).distinct().collect()]
         partitioned = settings.keygen.is_partitioned
+        if self._plans_within_partitions():
+            rows_per_partition = {row[0]: int(row[1]) for row in prepared.groupBy(PARTITION).count().collect()}
+            if max(rows_per_partition.values(), default=0) <= MAX_ROWS_PLANNED_IN_ONE_TASK:
+                decided = decide(
+                    self.storage, operation, index, config, configs, timeline, rows_per_partition, partitioned
+                )
+                return self._plan_within_partitions(prepared, decided, timeline, rows_per_partition, config, schema)
+            written = list(rows_per_partition)
+        else:
+            written = [row[0] for row in prepared.select(PARTITION).distinct().collect()]
         decided = decide(self.storage, operation, index, config, configs, timeline, written, partitioned)
         slices = decided.slices
         if decided.replaced is not None:
@@ -269,9 +288,7 @@ class _SparkWrite:
                     yield pa.RecordBatch.from_arrays([pa.array(stats, pa.string())], names=["stat"])
 
             ordered = prepared.repartition(tasks, PARTITION).sortWithinPartitions(PARTITION, KEY)
-            frame = ordered.mapInArrow(write_new_groups, STATS_SCHEMA)
-            rows = collect_ending_tasks_on_failure(frame, f"hudi write {context.instant_time}")
-            return [WriteStat.from_dict(json.loads(row.stat), "") for row in rows]
+            return _collected_stats(ordered.mapInArrow(write_new_groups, STATS_SCHEMA), context)
 
         return WritePlan(schema=schema, replaced=None, workload={}, execute=execute)
 
@@ -578,14 +595,115 @@ class _SparkWrite:
                         table.column(TAG_PARTITION).combine_chunks(),
                         stored.combine_chunks() if stored is not None else None,
                     )
-                # The Spark engine's lookup records no base positions: its logs merge by key.
-                table = route(table.select(names), tags, index, ordering).select(out.names)
-                for name in (TARGET_PARTITION, TARGET_FILE):  # Spark takes plain strings, not dictionaries
-                    position = table.schema.get_field_index(name)
-                    table = table.set_column(position, name, table.column(name).cast(pa.string()))
-                yield from table.to_batches()
+                # The join-based lookups record no base positions: their logs merge by key.
+                routed_table = route(table.select(names), tags, index, ordering).select(out.names)
+                yield from _plain_targets(routed_table).to_batches()
 
         return self._persist(frame.mapInArrow(routed, out))
+
+    def _plans_within_partitions(self) -> bool:
+        """Whether the write is planned inside each table partition's own task: upserts and deletes
+        under a non-global SIMPLE or BLOOM index, whose lookups and small files never leave a
+        partition. The Arrow engine's planning then runs as it is on each task's partitions, and the
+        whole write is one job instead of a job per lookup, count and assignment step."""
+        settings = self.settings
+        return (
+            self.operation in (WriteOperation.UPSERT, WriteOperation.DELETE)
+            and settings.index.index_type in ("SIMPLE", "BLOOM")
+            and settings.keygen.is_partitioned
+            and not settings.keygen.generates_keys
+        )
+
+    def _plan_within_partitions(
+        self,
+        prepared: DataFrame,
+        decided: WriteDecisions,
+        timeline: Timeline,
+        rows_per_partition: Mapping[str, int],
+        config: TableConfig,
+        schema: pa.Schema,
+    ) -> WritePlan:
+        """Each task receives whole table partitions and plans them as the Arrow engine plans a
+        batch (`tag`, `route`, `assign_inserts`: base positions included). When the partitions
+        are as many as the file groups to write could keep busy, the same task writes them (one
+        stage, no task without work); otherwise the routed rows go to a task per file group."""
+        storage_uri = self.storage.base_uri
+        index, is_mor = decided.index, config.is_mor
+        key_spec = self.settings.keygen.key_spec_for(config.populate_meta_fields)
+        ordering = config.ordering_fields[0] if config.ordering_fields else None
+        slices = {p: list(group) for p, group in decided.slices.items()}
+        packable, sizing, pending = decided.packable, decided.sizing, decided.pending
+
+        def plan(batches: Iterator[pa.RecordBatch]) -> pa.Table | None:
+            received = [b for b in batches if b.num_rows]
+            if not received:
+                return None
+            rows = pa.Table.from_batches(received)
+            keys, partitions = rows.column(KEY).combine_chunks(), rows.column(PARTITION).combine_chunks()
+            tags = tag(Storage(storage_uri), index, key_spec, keys, partitions, slices, timeline)
+            routed = route(rows, tags, index, ordering)
+            reject_clustered_updates(pending, updated_groups(routed))
+            return assign_inserts(routed, packable, sizing, is_mor)
+
+        # At most every stored file group of the written partitions, and new ones for their rows.
+        per_file = sizing.records_per_file
+        groups = sum(len(slices.get(p, ())) - (-rows // per_file) for p, rows in rows_per_partition.items())
+        wanted = min(groups, self._parallelism() * 2)
+        by_partition = prepared.repartition(max(1, min(len(rows_per_partition), wanted)), PARTITION)
+        workload = dict(rows_per_partition)
+        if 2 * len(rows_per_partition) >= wanted:
+
+            def execute(context: WriteContext) -> list[WriteStat]:
+                def plan_and_write(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                    routed = plan(batches)
+                    if routed is not None:
+                        yield _written_stats(context, routed, slices, is_mor)
+
+                return _collected_stats(by_partition.mapInArrow(plan_and_write, STATS_SCHEMA), context)
+
+            return WritePlan(schema=schema, replaced=None, workload=workload, execute=execute)
+
+        routed_schema = StructType(
+            [
+                *prepared.schema.fields,
+                StructField(TAGGED, BooleanType(), True),
+                StructField(BASE_POSITION, LongType(), True),
+                StructField(TARGET_PARTITION, StringType(), True),
+                StructField(TARGET_FILE, StringType(), True),
+            ]
+        )
+
+        def plan_partitions(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            routed = plan(batches)
+            if routed is not None:
+                yield from _plain_targets(routed.select(routed_schema.names)).to_batches()
+
+        routed = by_partition.mapInArrow(plan_partitions, routed_schema)
+        return WritePlan(
+            schema=schema, replaced=None, workload=workload, execute=self._writes(routed, slices, is_mor, groups)
+        )
+
+    def _writes(
+        self, routed: DataFrame, slices: Mapping[str, Sequence[FileSlice]], is_mor: bool, groups: int
+    ) -> Callable[[WriteContext], list[WriteStat]]:
+        """The execution of a routed write: rows go to a task per target file group (at most
+        `groups` tasks), which writes them with the shared `write_file_groups`."""
+        slices_by_partition = {p: list(group) for p, group in slices.items()}
+
+        def execute(context: WriteContext) -> list[WriteStat]:
+            if groups == 0:
+                return []
+
+            def write_groups(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                received = [b for b in batches if b.num_rows]
+                if received:
+                    yield _written_stats(context, pa.Table.from_batches(received), slices_by_partition, is_mor)
+
+            tasks = min(groups, MAX_WRITE_TASKS)
+            frame = routed.repartition(tasks, TARGET_PARTITION, TARGET_FILE).mapInArrow(write_groups, STATS_SCHEMA)
+            return _collected_stats(frame, context)
+
+        return execute
 
     def _finish(
         self,
@@ -654,25 +772,30 @@ class _SparkWrite:
             assigned = numbered.mapInArrow(assign, routed.schema)
             routed = routed.where(sf.col(TARGET_FILE).isNotNull()).unionByName(assigned)
         groups = existing_groups + len({file_id for group_bins in bins.values() for file_id, _ in group_bins})
-        slices_by_partition = {p: list(group) for p, group in slices.items()}
-
-        def execute(context: WriteContext) -> list[WriteStat]:
-            if groups == 0:
-                return []
-
-            def write_groups(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-                received = [b for b in batches if b.num_rows]
-                if not received:
-                    return
-                table = pa.Table.from_batches(received)
-                number, token = task_identity()
-                writes = file_group_writes(table, slices_by_partition, is_mor, task_index=number, token=token)
-                stats = [json.dumps(stat.to_record()) for stat in write_file_groups(context, writes)]
-                yield pa.RecordBatch.from_arrays([pa.array(stats, pa.string())], names=["stat"])
-
-            tasks = min(groups, MAX_WRITE_TASKS)
-            frame = routed.repartition(tasks, TARGET_PARTITION, TARGET_FILE).mapInArrow(write_groups, STATS_SCHEMA)
-            rows = collect_ending_tasks_on_failure(frame, f"hudi write {context.instant_time}")
-            return [WriteStat.from_dict(json.loads(row.stat), "") for row in rows]
-
+        execute = self._writes(routed, slices, is_mor, groups)
         return WritePlan(schema=schema, replaced=replaced, workload=workload, execute=execute)
+
+
+def _plain_targets(routed: pa.Table) -> pa.Table:
+    """Routed rows with their target partition and file group as plain strings (Spark takes no
+    dictionaries)."""
+    for name in (TARGET_PARTITION, TARGET_FILE):
+        position = routed.schema.get_field_index(name)
+        routed = routed.set_column(position, name, routed.column(name).cast(pa.string()))
+    return routed
+
+
+def _written_stats(
+    context: WriteContext, routed: pa.Table, slices: Mapping[str, Sequence[FileSlice]], is_mor: bool
+) -> pa.RecordBatch:
+    """Writes the routed rows' file groups in this task; their write stats as JSON, one per row."""
+    number, token = task_identity()
+    writes = file_group_writes(routed, slices, is_mor, task_index=number, token=token)
+    stats = [json.dumps(stat.to_record()) for stat in write_file_groups(context, writes)]
+    return pa.RecordBatch.from_arrays([pa.array(stats, pa.string())], names=["stat"])
+
+
+def _collected_stats(frame: DataFrame, context: WriteContext) -> list[WriteStat]:
+    """Runs the writing job of `frame` (one JSON write stat per row) and parses what it wrote."""
+    rows = collect_ending_tasks_on_failure(frame, f"hudi write {context.instant_time}")
+    return [WriteStat.from_dict(json.loads(row.stat), "") for row in rows]

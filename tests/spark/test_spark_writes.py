@@ -18,6 +18,7 @@ from hudi_core import spark as hudi_spark
 from hudi_core.index.consistent_hashing import HashingMetadata
 from tests import hudi_rs
 from tests.files import file_tree
+from tests.hudi_core.write import test_log_positions as positions
 from tests.model import TRIPS_SCHEMA, TableModel, canonical, table_rows
 from tests.spark.no_package_job import OPTIONS as NO_PACKAGE_OPTIONS
 
@@ -136,6 +137,21 @@ def test_record_index_tagging_on_spark_reads_no_data_file(spark: Any, tmp_path: 
     expected = canonical(table_rows(pa.Table.from_pylist(list(latest.values()), schema=SCHEMA), COLUMNS))
     assert canonical(table_rows(HudiTable(path).read(), COLUMNS)) == expected
     assert len(HudiTable(path).file_slices()) == len(base_files)  # updates went to logs, no new file group
+
+
+def test_merge_on_read_upserts_and_deletes_record_base_positions(spark: Any, tmp_path: Path) -> None:
+    """Under SIMPLE, each partition's rows are planned in one task by the Arrow engine's lookup, so
+    the logs of a Spark upsert or delete name the base-file rows they replace, as Apache Hudi's do."""
+
+    def frame(table: pa.Table) -> Any:
+        return spark.createDataFrame(table.to_pandas(), "id string, ts long, p string, v string")
+
+    write = {**positions.OPTIONS, "hoodie.datasource.write.operation": "bulk_insert"}
+    hudi_spark.write(frame(positions.rows(list(range(40)), 1, "v1")), str(tmp_path), write)
+    hudi_spark.write(frame(positions.rows([31, 7, 12, 3, 40], 2, "v2")), str(tmp_path), positions.OPTIONS)
+    delete = {**positions.OPTIONS, "hoodie.datasource.write.operation": "delete"}
+    hudi_spark.write(frame(positions.rows([12, 8], 3, "gone")), str(tmp_path), delete)
+    positions.assert_blocks_name_their_rows(tmp_path)
 
 
 def test_upsert_larger_than_the_driver_result_limit(spark: Any, tmp_path: Path) -> None:

@@ -55,6 +55,12 @@ def test_updates_and_deletes_record_the_rows_they_replace(tmp_path: Path) -> Non
     # Keys are given out of base order: the block lists them by position.
     write_hudi(str(tmp_path), rows([31, 7, 12, 3, 40], 2, "v2"), OPTIONS)
     write_hudi(str(tmp_path), rows([12, 8], 3, "gone"), {**OPTIONS, "hoodie.datasource.write.operation": "delete"})
+    assert_blocks_name_their_rows(tmp_path)
+
+
+def assert_blocks_name_their_rows(tmp_path: Path) -> None:
+    """The table written by `test_updates_and_deletes_record_the_rows_they_replace` (by any engine):
+    each block lists the rows it replaces in base-file order, and the table reads as merged."""
     found = blocks(tmp_path)
     assert {kind for _, kind, _, _ in found} == {BlockType.AVRO_DATA, BlockType.DELETE}
     for log, kind, header, keys in found:
