@@ -185,6 +185,7 @@ class _SparkWrite:
         self.incoming = incoming
         self.partitions = partitions
         self._cached: list[DataFrame] = []
+        self._prepared_schema = pa.schema([])  # the Arrow schema of prepared rows, once prepared
 
     def _persist(self, frame: DataFrame) -> DataFrame:
         frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
@@ -208,18 +209,21 @@ class _SparkWrite:
         timeline = state.timeline
         index = settings.index
         bulk = operation is WriteOperation.BULK_INSERT and index.index_type != "BUCKET"
-        prepared, schema = self._prepare(current_data_schema(timeline, config), reused=not bulk)
+        within = not bulk and self._plans_within_partitions()
+        prepared, schema = self._prepare(current_data_schema(timeline, config), reused=not bulk, deduplicate=not within)
         if bulk:
             compression = configs.value(HudiWriteConfig.PARQUET_COMPRESSION)
             return self._bulk_insert(prepared, sizing(configs, timeline, pad=False), compression, config.is_mor, schema)
         partitioned = settings.keygen.is_partitioned
-        if self._plans_within_partitions():
+        if within:
+            # Rows as received (de-duplicated later, in the task that plans their partition).
             rows_per_partition = {row[0]: int(row[1]) for row in prepared.groupBy(PARTITION).count().collect()}
             if max(rows_per_partition.values(), default=0) <= MAX_ROWS_PLANNED_IN_ONE_TASK:
                 decided = decide(
                     self.storage, operation, index, config, configs, timeline, rows_per_partition, partitioned
                 )
                 return self._plan_within_partitions(prepared, decided, timeline, rows_per_partition, config, schema)
+            prepared = self._persist(self._deduplicated(prepared))
             written = list(rows_per_partition)
         else:
             written = [row[0] for row in prepared.select(PARTITION).distinct().collect()]
@@ -292,9 +296,12 @@ class _SparkWrite:
 
         return WritePlan(schema=schema, replaced=None, workload={}, execute=execute)
 
-    def _prepare(self, table_schema: pa.Schema | None, reused: bool) -> tuple[DataFrame, pa.Schema]:
-        """Validated, keyed (and de-duplicated) rows, computed by executors; kept (memory, then
-        disk) when `reused` by several jobs, else computed in the one job that consumes them."""
+    def _prepare(
+        self, table_schema: pa.Schema | None, reused: bool, deduplicate: bool = True
+    ) -> tuple[DataFrame, pa.Schema]:
+        """Validated, keyed (and, with `deduplicate`, de-duplicated) rows, computed by executors;
+        kept (memory, then disk) when `reused` by several jobs, else computed in the one job that
+        consumes them."""
         operation, settings = self.operation, self.settings
         keygen, ordering, is_global = settings.keygen, settings.ordering, settings.index.is_global
         # The output schema: what preparing an empty batch of the incoming schema gives.
@@ -322,22 +329,10 @@ class _SparkWrite:
                 first_row += batch.num_rows
                 yield from rows.rows.cast(out_schema).to_batches()
 
+        self._prepared_schema = out_schema
         prepared = self.df.mapInArrow(prepare, spark_out)
-        if settings.dedup(operation) and not keygen.generates_keys:
-            group = [KEY] if is_global else [PARTITION, KEY]
-            order = ordering if ordering in out_schema.names and operation is not WriteOperation.DELETE else None
-
-            def dedup(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-                received = [b for b in batches if b.num_rows]
-                if not received:
-                    return
-                table = pa.Table.from_batches(received).cast(out_schema)
-                keyed = table.append_column(
-                    GROUP, pc.binary_join_element_wise(*[table.column(c) for c in group], "\x00")
-                )
-                yield from last_per_key(keyed, GROUP, order).drop_columns([GROUP]).to_batches()
-
-            prepared = prepared.repartition(self._parallelism(), *group).mapInArrow(dedup, spark_out)
+        if deduplicate:
+            prepared = self._deduplicated(prepared)
         if reused:
             prepared = self._persist(prepared)
         if operation is WriteOperation.INSERT and settings.dup_policy is InsertDupPolicy.FAIL:
@@ -347,6 +342,32 @@ class _SparkWrite:
                     f"the insert batch holds duplicate record keys ({HudiWriteConfig.INSERT_DUP_POLICY.key}=fail)"
                 )
         return prepared, sample.schema
+
+    def _dedup_order(self) -> str | None:
+        """The field the last record of a key is chosen by (None: arrival order), or no choice at all
+        when the write does not de-duplicate (`hoodie.combine.before.*`, generated keys)."""
+        ordering = self.settings.ordering
+        if ordering in self._prepared_schema.names and self.operation is not WriteOperation.DELETE:
+            return ordering
+        return None
+
+    def _dedups(self) -> bool:
+        return self.settings.dedup(self.operation) and not self.settings.keygen.generates_keys
+
+    def _deduplicated(self, prepared: DataFrame) -> DataFrame:
+        """Prepared rows with one record per key (per partition and key under a non-global index):
+        rows of a key meet in one task, which keeps the last by the ordering field."""
+        if not self._dedups():
+            return prepared
+        schema, order = self._prepared_schema, self._dedup_order()
+        group = [KEY] if self.settings.index.is_global else [PARTITION, KEY]
+
+        def dedup(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            received = [b for b in batches if b.num_rows]
+            if received:
+                yield from _last_per_group(pa.Table.from_batches(received).cast(schema), group, order).to_batches()
+
+        return prepared.repartition(self._parallelism(), *group).mapInArrow(dedup, prepared.schema)
 
     def _shuffle_partitions(self) -> int:
         return max(1, int(self.spark.conf.get("spark.sql.shuffle.partitions") or 8))
@@ -634,11 +655,16 @@ class _SparkWrite:
         slices = {p: list(group) for p, group in decided.slices.items()}
         packable, sizing, pending = decided.packable, decided.sizing, decided.pending
 
+        prepared_schema, dedup_order = self._prepared_schema, self._dedup_order()
+        dedups = self._dedups()
+
         def plan(batches: Iterator[pa.RecordBatch]) -> pa.Table | None:
             received = [b for b in batches if b.num_rows]
             if not received:
                 return None
             rows = pa.Table.from_batches(received)
+            if dedups:  # every record of a partition's keys is in this task
+                rows = _last_per_group(rows.cast(prepared_schema), [PARTITION, KEY], dedup_order)
             keys, partitions = rows.column(KEY).combine_chunks(), rows.column(PARTITION).combine_chunks()
             tags = tag(Storage(storage_uri), index, key_spec, keys, partitions, slices, timeline)
             routed = route(rows, tags, index, ordering)
@@ -774,6 +800,12 @@ class _SparkWrite:
         groups = existing_groups + len({file_id for group_bins in bins.values() for file_id, _ in group_bins})
         execute = self._writes(routed, slices, is_mor, groups)
         return WritePlan(schema=schema, replaced=replaced, workload=workload, execute=execute)
+
+
+def _last_per_group(rows: pa.Table, group: Sequence[str], order: str | None) -> pa.Table:
+    """The last record of each value of the `group` columns (by `order`, else by arrival)."""
+    keyed = rows.append_column(GROUP, pc.binary_join_element_wise(*[rows.column(c) for c in group], "\x00"))
+    return last_per_key(keyed, GROUP, order).drop_columns([GROUP])
 
 
 def _plain_targets(routed: pa.Table) -> pa.Table:
