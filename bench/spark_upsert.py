@@ -300,7 +300,8 @@ def run(args: argparse.Namespace, root: Path, master: str, conf: dict[str, str])
         )
         print(f"Spark bulk_insert / Arrow bulk_insert: {spark_bulk / arrow_bulk:.2f}x")
         print(f"Spark upsert / Arrow upsert: {spark_upsert / arrow_upsert:.2f}x")
-        print(f"floor: Spark joining the batch's keys with the stored ones / Arrow upsert: {key_floor / arrow_upsert:.2f}x")
+        floor = key_floor / arrow_upsert
+        print(f"floor: Spark joining the batch's keys with the stored ones / Arrow upsert: {floor:.2f}x")
     total = sum(seconds for _, seconds, _ in results)
     print(f"total measured: {total / 60:.1f} min")
 

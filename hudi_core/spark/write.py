@@ -17,10 +17,11 @@ No data row reaches the driver:
 4. rows are repartitioned by target file group and each task writes its file groups with the
    shared `write_file_groups`; the write stats come back to the driver, which completes the instant.
 
-Upserts and deletes under a non-global SIMPLE or BLOOM index never look outside a partition, so
-steps 2 and 3 run inside one task per group of table partitions instead: the rows of a partition
-meet in one task, which tags, routes and assigns them exactly as the Arrow engine plans a batch
-(base positions recorded for Merge-on-Read logs), and the write takes one job after one count.
+Writes that never look outside a partition (upserts and deletes under a non-global SIMPLE or
+BLOOM index, inserts, insert_overwrite) run steps 2 and 3 inside one task per group of table
+partitions instead: the rows of a partition meet in one task, which de-duplicates and routes them
+with the Arrow engine's own `route_batch` (base positions recorded for Merge-on-Read logs), and the
+write takes one job after one count.
 """
 
 from __future__ import annotations
@@ -65,7 +66,6 @@ from hudi_core.index.tagger import (
     keys_found,
     rows_by_value,
     stored_keys,
-    tag,
 )
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.lifecycle.pending import PendingServices
@@ -84,19 +84,24 @@ from hudi_core.write.client import (
     WriteSettings,
     current_data_schema,
 )
-from hudi_core.write.decisions import WriteDecisions, bulk_insert_sizing, decide, reject_clustered_updates, sizing
+from hudi_core.write.decisions import (
+    WriteDecisions,
+    bulk_insert_sizing,
+    decide,
+    reject_clustered_updates,
+    route_batch,
+    sizing,
+)
 from hudi_core.write.handles import WriteContext, write_file_groups
 from hudi_core.write.operation import WriteOperation, operation_on_generated_keys
 from hudi_core.write.planner import (
     TARGET_FILE,
     TARGET_PARTITION,
     Sizing,
-    assign_inserts,
     file_group_writes,
     full_file_groups,
     insert_bins,
     route,
-    updated_groups,
 )
 from hudi_core.write.prepare import BASE_POSITION, DELETED, KEY, PARTITION, TAGGED, prepare_batch
 
@@ -623,17 +628,21 @@ class _SparkWrite:
         return self._persist(frame.mapInArrow(routed, out))
 
     def _plans_within_partitions(self) -> bool:
-        """Whether the write is planned inside each table partition's own task: upserts and deletes
-        under a non-global SIMPLE or BLOOM index, whose lookups and small files never leave a
-        partition. The Arrow engine's planning then runs as it is on each task's partitions, and the
-        whole write is one job instead of a job per lookup, count and assignment step."""
-        settings = self.settings
-        return (
-            self.operation in (WriteOperation.UPSERT, WriteOperation.DELETE)
-            and settings.index.index_type in ("SIMPLE", "BLOOM")
-            and settings.keygen.is_partitioned
-            and not settings.keygen.generates_keys
-        )
+        """Whether the write is planned inside each table partition's own task: writes whose
+        lookups, small files and replaced file groups never leave a partition (upserts and deletes
+        under a non-global SIMPLE or BLOOM index, inserts, insert_overwrite). The Arrow engine's
+        routing (`route_batch`) then runs as it is on each task's partitions, and the write is one
+        job instead of a job per lookup, count and assignment step."""
+        settings, operation = self.settings, self.operation
+        keygen, index = settings.keygen, settings.index
+        if not keygen.is_partitioned or keygen.generates_keys or index.index_type == "BUCKET":
+            return False
+        if operation.replaces_file_groups:
+            return operation is not WriteOperation.DELETE_PARTITION
+        if operation not in (WriteOperation.UPSERT, WriteOperation.DELETE, WriteOperation.INSERT):
+            return False
+        looks_up = operation is not WriteOperation.INSERT or settings.dup_policy is not InsertDupPolicy.NONE
+        return not looks_up or index.index_type in ("SIMPLE", "BLOOM")
 
     def _plan_within_partitions(
         self,
@@ -644,17 +653,15 @@ class _SparkWrite:
         config: TableConfig,
         schema: pa.Schema,
     ) -> WritePlan:
-        """Each task receives whole table partitions and plans them as the Arrow engine plans a
-        batch (`tag`, `route`, `assign_inserts`: base positions included). When the partitions
-        are as many as the file groups to write could keep busy, the same task writes them (one
-        stage, no task without work); otherwise the routed rows go to a task per file group."""
+        """Each task receives whole table partitions and routes them as the Arrow engine routes a
+        batch (`route_batch`: lookup with base positions, inserts given file groups, replaced
+        groups left behind). When the partitions are as many as the file groups to write could
+        keep busy, the same task writes them (one stage, no task without work); otherwise the
+        routed rows go to a task per file group."""
         storage_uri = self.storage.base_uri
-        index, is_mor = decided.index, config.is_mor
+        is_mor = config.is_mor
         key_spec = self.settings.keygen.key_spec_for(config.populate_meta_fields)
-        ordering = config.ordering_fields[0] if config.ordering_fields else None
-        slices = {p: list(group) for p, group in decided.slices.items()}
-        packable, sizing, pending = decided.packable, decided.sizing, decided.pending
-
+        slices = {} if decided.replaced is not None else {p: list(group) for p, group in decided.slices.items()}
         prepared_schema, dedup_order = self._prepared_schema, self._dedup_order()
         dedups = self._dedups()
 
@@ -665,14 +672,11 @@ class _SparkWrite:
             rows = pa.Table.from_batches(received)
             if dedups:  # every record of a partition's keys is in this task
                 rows = _last_per_group(rows.cast(prepared_schema), [PARTITION, KEY], dedup_order)
-            keys, partitions = rows.column(KEY).combine_chunks(), rows.column(PARTITION).combine_chunks()
-            tags = tag(Storage(storage_uri), index, key_spec, keys, partitions, slices, timeline)
-            routed = route(rows, tags, index, ordering)
-            reject_clustered_updates(pending, updated_groups(routed))
-            return assign_inserts(routed, packable, sizing, is_mor)
+            routed, _ = route_batch(Storage(storage_uri), decided, rows, key_spec, config, timeline)
+            return routed
 
         # At most every stored file group of the written partitions, and new ones for their rows.
-        per_file = sizing.records_per_file
+        per_file = decided.sizing.records_per_file
         groups = sum(len(slices.get(p, ())) - (-rows // per_file) for p, rows in rows_per_partition.items())
         wanted = min(groups, self._parallelism() * 2)
         by_partition = prepared.repartition(max(1, min(len(rows_per_partition), wanted)), PARTITION)
@@ -687,7 +691,7 @@ class _SparkWrite:
 
                 return _collected_stats(by_partition.mapInArrow(plan_and_write, STATS_SCHEMA), context)
 
-            return WritePlan(schema=schema, replaced=None, workload=workload, execute=execute)
+            return WritePlan(schema=schema, replaced=decided.replaced, workload=workload, execute=execute)
 
         routed_schema = StructType(
             [
@@ -705,9 +709,8 @@ class _SparkWrite:
                 yield from _plain_targets(routed.select(routed_schema.names)).to_batches()
 
         routed = by_partition.mapInArrow(plan_partitions, routed_schema)
-        return WritePlan(
-            schema=schema, replaced=None, workload=workload, execute=self._writes(routed, slices, is_mor, groups)
-        )
+        execute_writes = self._writes(routed, slices, is_mor, groups)
+        return WritePlan(schema=schema, replaced=decided.replaced, workload=workload, execute=execute_writes)
 
     def _writes(
         self, routed: DataFrame, slices: Mapping[str, Sequence[FileSlice]], is_mor: bool, groups: int

@@ -54,7 +54,6 @@ from hudi_core.config.write import (
 )
 from hudi_core.errors import (
     ConcurrentWriteError,
-    DuplicateKeyError,
     HudiConfigError,
     HudiError,
     InstantNotFoundError,
@@ -63,8 +62,7 @@ from hudi_core.errors import (
     UnsupportedTableVersionError,
 )
 from hudi_core.file_group import FileSlice
-from hudi_core.index.partition_moves import with_stored_ordering
-from hudi_core.index.tagger import IndexSpec, Tags, tag, tag_buckets
+from hudi_core.index.tagger import IndexSpec
 from hudi_core.keygen import KeyGenerator
 from hudi_core.lifecycle import crash
 from hudi_core.lifecycle.heartbeat import InstantHeartbeat, heartbeat_expired, heartbeat_path, touch_heartbeat
@@ -95,18 +93,13 @@ from hudi_core.timeline.instant import DATA_ACTIONS, Action, Instant
 from hudi_core.timeline.schemas import COMMIT_METADATA, REPLACE_COMMIT_METADATA, REQUESTED_REPLACE_METADATA
 from hudi_core.timeline.serde import encode_avro_container
 from hudi_core.timeline.writer import latest_time_on, new_instant_time
-from hudi_core.write.decisions import bulk_insert_sizing, decide, partitions_to_delete, reject_clustered_updates
+from hudi_core.write.decisions import bulk_insert_sizing, decide, partitions_to_delete, route_batch
 from hudi_core.write.handles import FileGroupWrite, WriteContext, write_file_groups
 from hudi_core.write.operation import WriteOperation, operation_on_generated_keys, write_action
 from hudi_core.write.planner import (
-    assign_inserts,
     file_group_writes,
-    route,
-    updated_groups,
 )
 from hudi_core.write.prepare import (
-    DELETED,
-    KEY,
     PARTITION,
     PreparedBatch,
     check_insert_duplicates,
@@ -661,46 +654,12 @@ class WriteClient:
         rows = batch.rows
         written = set(pc.unique(rows.column(PARTITION)).to_pylist()) if rows.num_rows else set()
         decided = decide(self._storage, operation, index, config, configs, timeline, written, keygen.is_partitioned)
-        slices = decided.slices
-        sizing = decided.sizing
         if operation is WriteOperation.BULK_INSERT:
             compression = configs.value(HudiWriteConfig.PARQUET_COMPRESSION)
-            sizing = bulk_insert_sizing(sizing, rows, batch.schema.names, compression)
-        no_tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
-        if decided.replaced is not None:
-            if decided.fresh_buckets:
-                # Every bucket written gets a new file group; the replaced ones keep their ids.
-                key_spec = keygen.key_spec_for(config.populate_meta_fields)
-                keys, partition_values = rows.column(KEY), rows.column(PARTITION)
-                tags = tag_buckets(self._storage, index, key_spec, keys, partition_values, slices, timeline, fresh=True)
-                routed = route(rows, tags, index)
-            else:
-                routed = assign_inserts(route(rows, no_tags, IndexSpec("SIMPLE")), {}, sizing, config.is_mor)
-            return self._arrow_plan(file_group_writes(routed, {}, config.is_mor), decided.replaced, batch)
-        tags = no_tags
-        if decided.lookup and rows.num_rows:
-            key_spec = keygen.key_spec_for(config.populate_meta_fields)
-            keys, partition_values = rows.column(KEY).combine_chunks(), rows.column(PARTITION).combine_chunks()
-            tags = tag(self._storage, index, key_spec, keys, partition_values, slices, timeline)
-        if decided.known_inserts is not None:
-            known = pc.is_valid(tags.file_ids)
-            if pc.any(known).as_py():
-                if decided.known_inserts is InsertDupPolicy.FAIL:
-                    raise DuplicateKeyError(
-                        f"{pc.sum(known).as_py()} record(s) already exist in the table, e.g. key "
-                        f"{rows.column(KEY).filter(known)[0].as_py()!r} ({HudiWriteConfig.INSERT_DUP_POLICY.key}=fail)"
-                    )
-                rows = rows.filter(pc.invert(known))
-        if decided.inserts_as_new:
-            tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
-        if decided.stored_ordering:
-            keys, partition_values, deleted = rows.column(KEY), rows.column(PARTITION), rows.column(DELETED)
-            tags = with_stored_ordering(self._storage, config, timeline, index, keys, partition_values, deleted, tags)
-        ordering = config.ordering_fields[0] if config.ordering_fields else None
-        routed = route(rows, tags, index, ordering)
-        reject_clustered_updates(decided.pending, updated_groups(routed))
-        routed = assign_inserts(routed, decided.packable, sizing, config.is_mor)
-        return self._arrow_plan(file_group_writes(routed, slices, config.is_mor), None, batch)
+            decided = replace(decided, sizing=bulk_insert_sizing(decided.sizing, rows, batch.schema.names, compression))
+        key_spec = keygen.key_spec_for(config.populate_meta_fields)
+        routed, slices = route_batch(self._storage, decided, rows, key_spec, config, timeline)
+        return self._arrow_plan(file_group_writes(routed, slices, config.is_mor), decided.replaced, batch)
 
     def _arrow_plan(
         self, writes: list[FileGroupWrite], replaced: dict[str, list[str]] | None, batch: PreparedBatch | None

@@ -18,25 +18,34 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_core.config import HudiConfigs
 from hudi_core.config.properties import PROPERTIES_NAME
 from hudi_core.config.table import HudiTableConfig, TableConfig
 from hudi_core.config.write import HudiWriteConfig, InsertDupPolicy, WriteOperation
-from hudi_core.errors import HudiConfigError, WriteConflictError
+from hudi_core.errors import DuplicateKeyError, HudiConfigError, WriteConflictError
 from hudi_core.file_group import FileSlice
 from hudi_core.file_group.base_file.parquet_writer import encoded_size
 from hudi_core.index.consistent_hashing import refuse_replacing_rings
-from hudi_core.index.partition_moves import needs_stored_ordering
-from hudi_core.index.tagger import IndexSpec, footer_key_range
+from hudi_core.index.partition_moves import needs_stored_ordering, with_stored_ordering
+from hudi_core.index.tagger import IndexSpec, Tags, footer_key_range, tag, tag_buckets
+from hudi_core.keygen import RecordKeySpec
 from hudi_core.lifecycle.pending import PendingServices, pending_services
 from hudi_core.schema.meta_fields import RECORD_KEY
 from hudi_core.storage import Storage
 from hudi_core.table.create import PARTITION_METAFILE
 from hudi_core.table.listing import FileListing, latest_slices
 from hudi_core.timeline import Timeline
-from hudi_core.write.planner import Sizing, groups_to_replace, replaced_groups
-from hudi_core.write.prepare import KEY
+from hudi_core.write.planner import (
+    Sizing,
+    assign_inserts,
+    groups_to_replace,
+    replaced_groups,
+    route,
+    updated_groups,
+)
+from hudi_core.write.prepare import DELETED, KEY, PARTITION
 
 
 @dataclass(frozen=True)
@@ -126,6 +135,57 @@ def decide(
         stored_ordering=operation is WriteOperation.UPSERT and needs_stored_ordering(index, config),
         sizing=sizing(configs, timeline, pad=not replacing and operation is not WriteOperation.BULK_INSERT),
     )
+
+
+def route_batch(
+    storage: Storage,
+    decided: WriteDecisions,
+    rows: pa.Table,
+    key_spec: RecordKeySpec,
+    config: TableConfig,
+    timeline: Timeline,
+) -> tuple[pa.Table, Mapping[str, Sequence[FileSlice]]]:
+    """Carries the decisions out on prepared rows: the rows with their target partition and file
+    group (inserts given theirs), and the file slices their writes continue.
+
+    `rows` are the whole batch, or, under an index that never looks outside a partition, every row
+    of some partitions (a Spark task's): either way each row is routed as it would be in the batch.
+
+    Raises:
+        DuplicateKeyError: an insert with `hoodie.datasource.insert.dup.policy=fail` meets a stored key.
+        WriteConflictError: a row updates a file group under pending clustering.
+    """
+    index, sizing, is_mor = decided.index, decided.sizing, config.is_mor
+    no_tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
+    if decided.replaced is not None:
+        if decided.fresh_buckets:
+            # Every bucket written gets a new file group; the replaced ones keep their ids.
+            keys, partition_values = rows.column(KEY), rows.column(PARTITION)
+            tags = tag_buckets(storage, index, key_spec, keys, partition_values, decided.slices, timeline, fresh=True)
+            return route(rows, tags, index), {}
+        return assign_inserts(route(rows, no_tags, IndexSpec("SIMPLE")), {}, sizing, is_mor), {}
+    tags = no_tags
+    if decided.lookup and rows.num_rows:
+        keys, partition_values = rows.column(KEY).combine_chunks(), rows.column(PARTITION).combine_chunks()
+        tags = tag(storage, index, key_spec, keys, partition_values, decided.slices, timeline)
+    if decided.known_inserts is not None:
+        known = pc.is_valid(tags.file_ids)
+        if pc.any(known).as_py():
+            if decided.known_inserts is InsertDupPolicy.FAIL:
+                raise DuplicateKeyError(
+                    f"{pc.sum(known).as_py()} record(s) already exist in the table, e.g. key "
+                    f"{rows.column(KEY).filter(known)[0].as_py()!r} ({HudiWriteConfig.INSERT_DUP_POLICY.key}=fail)"
+                )
+            rows = rows.filter(pc.invert(known))
+    if decided.inserts_as_new:
+        tags = Tags(pa.nulls(rows.num_rows, pa.string()), pa.nulls(rows.num_rows, pa.string()))
+    if decided.stored_ordering:
+        keys, partition_values, deleted = rows.column(KEY), rows.column(PARTITION), rows.column(DELETED)
+        tags = with_stored_ordering(storage, config, timeline, index, keys, partition_values, deleted, tags)
+    ordering = config.ordering_fields[0] if config.ordering_fields else None
+    routed = route(rows, tags, index, ordering)
+    reject_clustered_updates(decided.pending, updated_groups(routed))
+    return assign_inserts(routed, decided.packable, sizing, is_mor), decided.slices
 
 
 def partitions_to_delete(

@@ -104,7 +104,7 @@ def test_a_key_the_file_holds_twice_is_merged_by_key_into_every_copy(
         seen.append(real_tag(*args, **kwargs))  # type: ignore[arg-type]
         return seen[-1]
 
-    monkeypatch.setattr("hudi_core.write.client.tag", recording)
+    monkeypatch.setattr("hudi_core.write.decisions.tag", recording)
     write_hudi(str(tmp_path), rows([2, 3, 9], 2, "v2"), OPTIONS)
     # Found, but with no single row to name: no position.
     (tags,) = seen
@@ -126,7 +126,7 @@ def test_a_position_that_does_not_hold_its_key_falls_back_to_keys(
         moved = pc.add(tags.base_positions, 1)  # every position one row off
         return tagger.Tags(tags.file_ids, tags.partitions, tags.stored_ordering, moved)
 
-    monkeypatch.setattr("hudi_core.write.client.tag", shifted)
+    monkeypatch.setattr("hudi_core.write.decisions.tag", shifted)
     write_hudi(str(tmp_path), rows([3, 7, 25], 2, "v2"), OPTIONS)
     result = values(tmp_path)
     assert len(result) == 21
