@@ -35,9 +35,13 @@ def step(message: str) -> None:
     print(f"\n== {message}", flush=True)
 
 
+# Dagster's console logger at warnings: its per-step event lines would bury the demo's own output.
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
 def run_job(defs: dg.Definitions, instance: dg.DagsterInstance, name: str, tags: dict[str, str]) -> float:
     start = time.perf_counter()
-    result = defs.resolve_job_def(name).execute_in_process(instance=instance, tags=tags)
+    result = defs.resolve_job_def(name).execute_in_process(run_config=QUIET, instance=instance, tags=tags)
     if not result.success:
         raise SystemExit(f"job {name} failed")
     return time.perf_counter() - start

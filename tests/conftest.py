@@ -21,7 +21,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # Fixtures whose one session-wide instance a test group shares when the suite runs on several
 # pytest-xdist workers (`scripts/dev.py test`: `-n 2 --dist loadgroup`).
-SHARED_SESSIONS = {"apache": ("apache_hudi", "apache_hudi_driver"), "spark": ("spark", "spark_cluster")}
+SHARED_SESSIONS = {
+    "apache": ("apache_hudi", "apache_hudi_driver"),
+    "spark": ("spark", "spark_cluster"),
+    "local_spark": ("local_spark",),
+}
 
 
 def xdist_group(item: pytest.Item) -> str:
@@ -33,6 +37,8 @@ def xdist_group(item: pytest.Item) -> str:
         return "apache"
     if fixtures & set(SHARED_SESSIONS["spark"]):
         return "spark"
+    if fixtures & set(SHARED_SESSIONS["local_spark"]):
+        return "local_spark"
     return item.nodeid.split("::", 1)[0]
 
 
@@ -110,10 +116,13 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object |
 
 
 @pytest.fixture(scope="session")
-def spark(spark_cluster: object | None) -> Iterator[object]:
+def spark(spark_cluster: object | None, local_sessions: list[object]) -> Iterator[object]:
     from hudi_core import spark as hudi_spark  # noqa: PLC0415 - PySpark loads only when Spark tests run
     from tests.spark.standalone_cluster import StandaloneCluster  # noqa: PLC0415
 
+    for earlier in local_sessions:  # a process holds one SparkContext: the local one gives way
+        earlier.stop()  # type: ignore[attr-defined]
+    local_sessions.clear()
     if isinstance(spark_cluster, StandaloneCluster):
         session = hudi_spark.session(spark_cluster.master_url, **SPARK_CONF, **spark_cluster.session_conf())
     else:
@@ -121,3 +130,30 @@ def spark(spark_cluster: object | None) -> Iterator[object]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def local_sessions() -> Iterator[list[object]]:
+    """The local Spark session `local_spark` started in this worker process, if any."""
+    started: list[object] = []
+    yield started
+    for session in started:
+        session.stop()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def local_spark(local_sessions: list[object]) -> object:
+    """Spark for tests that need a session but not Spark's distribution (Dagster's Spark assets):
+    the session this process already has (the cluster's, when the Spark tests ran on this worker
+    first), else one on `local[2]`, which gives way if the cluster's session starts here later."""
+    from pyspark.sql import SparkSession  # noqa: PLC0415 - PySpark loads only when Spark tests run
+
+    from hudi_core import spark as hudi_spark  # noqa: PLC0415
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    session = hudi_spark.session("local[2]", **SPARK_CONF)
+    session.sparkContext.setLogLevel("ERROR")
+    local_sessions.append(session)
+    return session

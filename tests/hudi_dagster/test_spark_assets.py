@@ -18,7 +18,7 @@ from tests.spark.standalone_cluster import jobs_of
 DAYS = dg.StaticPartitionsDefinition(["2025-01-01", "2025-01-02"])
 
 
-def test_three_spark_assets_share_one_spark_context(spark: Any, tmp_path: Path) -> None:
+def test_three_spark_assets_share_one_spark_context(local_spark: Any, tmp_path: Path) -> None:
     contexts: list[tuple[str, int]] = []
 
     def record(context: AssetExecutionContext) -> Any:
@@ -70,7 +70,7 @@ def test_three_spark_assets_share_one_spark_context(spark: Any, tmp_path: Path) 
     assert len(set(contexts)) == 1 and len(contexts) == 3  # every step of the run: one SparkContext
     # The partition's load (planned with the partition's filter) sees only its own rows.
     assert loaded == {"days": ["2025-01-02"], "rows": 100}
-    assert not spark.sparkContext._jsc.sc().isStopped()  # the resource did not stop a session it did not create
+    assert not local_spark.sparkContext._jsc.sc().isStopped()  # the resource did not stop a session it did not create
 
     totals_rows = {r["day"]: (r["rides"], r["total"]) for r in HudiTable(str(tmp_path / "totals")).read().to_pylist()}
     assert totals_rows == {"2025-01-02": (79, sum(i * 1.5 for i in range(21, 100)))}
@@ -79,7 +79,7 @@ def test_three_spark_assets_share_one_spark_context(spark: Any, tmp_path: Path) 
     assert metadata["hudi/rows_inserted"].value == 100 and metadata["dagster/row_count"].value == 200
 
 
-def test_maintenance_ops_run_file_group_tasks_on_the_spark_resource(spark: Any, tmp_path: Path) -> None:
+def test_maintenance_ops_run_file_group_tasks_on_the_spark_resource(local_spark: Any, tmp_path: Path) -> None:
     from hudi_dagster import HudiTableConfig, hudi_maintenance_job  # noqa: PLC0415
 
     path = str(tmp_path / "trips")
@@ -106,11 +106,11 @@ def test_maintenance_ops_run_file_group_tasks_on_the_spark_resource(spark: Any, 
     assert outputs["trips_compaction"]["hudi/ran"] is True
     assert not any(s.log_files for s in HudiTable(path).file_slices())
     assert HudiTable(path).read().column("fare").to_pylist() == [3.0] * 20
-    compactions = [j for j in jobs_of(spark) if f"hudi compaction of {path}" in j.get("description", "")]
+    compactions = [j for j in jobs_of(local_spark) if f"hudi compaction of {path}" in j.get("description", "")]
     assert compactions and all(j["status"] == "SUCCEEDED" and j["numTasks"] >= 1 for j in compactions)
 
 
-def test_dagster_pyspark_resource_works_with_the_spark_io_manager(spark: Any, tmp_path: Path) -> None:
+def test_dagster_pyspark_resource_works_with_the_spark_io_manager(local_spark: Any, tmp_path: Path) -> None:
     """dagster-pyspark's PySparkResource in place of ours: assets write and load through it, and
     the `hudi` data source is registered on its session."""
     from dagster_pyspark import PySparkResource  # noqa: PLC0415
@@ -132,7 +132,7 @@ def test_dagster_pyspark_resource_works_with_the_spark_io_manager(spark: Any, tm
     assert HudiTable(str(tmp_path / "adults")).read(columns=["id"]).column("id").to_pylist() == ["b"]
 
 
-def test_streaming_asset_catches_up_and_resumes_from_its_checkpoint(spark: Any, tmp_path: Path) -> None:
+def test_streaming_asset_catches_up_and_resumes_from_its_checkpoint(local_spark: Any, tmp_path: Path) -> None:
     """An available-now Structured Streaming run per materialization: each run writes what the
     source committed since the last one, exactly once; a run with nothing new only observes."""
     from hudi_core import write_hudi  # noqa: PLC0415
@@ -166,7 +166,7 @@ def test_streaming_asset_catches_up_and_resumes_from_its_checkpoint(spark: Any, 
     assert idle.success and idle.asset_materializations_for_node("silver") == []
 
 
-def test_spark_assets_report_column_lineage_from_their_plan(spark: Any, tmp_path: Path) -> None:
+def test_spark_assets_report_column_lineage_from_their_plan(local_spark: Any, tmp_path: Path) -> None:
     """An asset computed from another's table through `spark.read.format("hudi")`: the analyzed
     plan says which upstream columns each output column comes from."""
 
