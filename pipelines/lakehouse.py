@@ -156,7 +156,8 @@ def build_definitions(root: Path | None = None) -> dg.Definitions:
     maintenance = hudi_maintenance_job(
         bronze_table, ["compaction", "clean", "archive"], name="bronze_maintenance", table_asset=bronze_rides.key
     )
-    spark = SparkResource(master="local[2]", conf=SPARK_CONF)
+    # `HUDI_SPARK_REMOTE=sc://host:port`: every run connects to one shared Spark Connect server.
+    spark = SparkResource(master="local[2]", remote=os.environ.get("HUDI_SPARK_REMOTE") or None, conf=SPARK_CONF)
     with warnings.catch_warnings():  # code references are a Dagster beta API the demo chooses to use
         warnings.simplefilter("ignore", dg.BetaWarning)
         # The asset page links each asset to the function defining it.

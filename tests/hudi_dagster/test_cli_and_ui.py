@@ -16,6 +16,8 @@ import pytest
 from dagster import DagsterEventType, DagsterInstance
 
 from hudi_core import HudiTable
+from hudi_core.engine.spark.connect import ConnectServer
+from pipelines.lakehouse import SPARK_CONF
 from tests.loopback import free_port
 
 pytestmark = pytest.mark.slow
@@ -26,15 +28,19 @@ POOL_LIMIT = "concurrency:\n  pools:\n    default_limit: 1\ntelemetry:\n  enable
 
 
 @pytest.fixture(scope="module")
-def lakehouse_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def lakehouse_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The example's environment; its runs share one Spark Connect server (`HUDI_SPARK_REMOTE`),
+    as the README suggests for runs in separate processes, instead of starting Spark each."""
     home = tmp_path_factory.mktemp("dagster_home")
     (home / "dagster.yaml").write_text(POOL_LIMIT)
-    return {
-        **os.environ,
-        "DAGSTER_HOME": str(home),
-        "HUDI_LAKEHOUSE_ROOT": str(tmp_path_factory.mktemp("lakehouse")),
-        "HUDI_DEMO_ROWS": "4000",
-    }
+    with ConnectServer(master="local[2]", conf=SPARK_CONF) as server:
+        yield {
+            **os.environ,
+            "DAGSTER_HOME": str(home),
+            "HUDI_LAKEHOUSE_ROOT": str(tmp_path_factory.mktemp("lakehouse")),
+            "HUDI_DEMO_ROWS": "4000",
+            "HUDI_SPARK_REMOTE": server.url,
+        }
 
 
 def test_definitions_validate(lakehouse_env: dict[str, str]) -> None:
