@@ -353,6 +353,8 @@ def render(record: RunRecord) -> str:
         f"- load average (1, 5, 15 min) before: {machine['load_before']}, after: {record.load_after or '-'} "
         "(the machine is shared with other engineers' test runs: timings are noisy)",
         f"- versions: {versions}; commit {machine['commit']}",
+        f"- the VM's free page reporting: {machine.get('free_page_reporting', 'not recorded')} "
+        "(see bench/suite/page_reporting.py)",
         f"- scales: {', '.join(f'{s:,}' for s in record.scales)} rows; run took {record.duration_s / 60:.1f} min "
         f"(setup: {', '.join(f'{int(k):,} rows {v:.0f} s' for k, v in record.setup_seconds.items())})",
     ]

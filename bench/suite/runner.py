@@ -34,6 +34,7 @@ from typing import Any
 import psutil
 
 from bench.suite.operations import Cost, Operation
+from bench.suite.page_reporting import held_page_reporting
 from bench.suite.workspace import Workspace
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -188,11 +189,17 @@ class Runner:
 
     def run(self) -> RunRecord:
         self._started = time.perf_counter()
-        if not self.quick:
-            touch_free_memory(self.say)
-        self.record = RunRecord(
-            self.quick, list(self.scales), datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), machine_description()
-        )
+        with held_page_reporting(self.say) as reporting:
+            if not self.quick:
+                touch_free_memory(self.say)
+            machine = {**machine_description(), "free_page_reporting": reporting}
+            self.record = RunRecord(
+                self.quick, list(self.scales), datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), machine
+            )
+            self._run_all()
+        return self.record
+
+    def _run_all(self) -> None:
         (self.workdir / "logs").mkdir(parents=True, exist_ok=True)
         first_rep_cost: dict[str, float] = {}
         for index, rows in enumerate(self.scales):
@@ -216,7 +223,6 @@ class Runner:
         self.record.duration_s = time.perf_counter() - self._started
         self.record.load_after = [round(x, 2) for x in os.getloadavg()]
         self._save()
-        return self.record
 
     # ---- steps -------------------------------------------------------------------------------------
 
