@@ -130,8 +130,12 @@ TARGETS: tuple[Target, ...] = (
            "incremental/ours_mor", ("incremental/raw_mor",), 1.5),
     # Whether a target lies above its floor at all: the floor itself against the target's reference
     # (missed: no reader of these files meets the target on this machine).
+    Target("reachable? raw read of a CoW commit's rows <= 0.05x CoW snapshot",
+           "incremental/raw_cow", ("snapshot_read/ours_cow",), 0.05),
     Target("reachable? raw read of a MoR commit's rows and ordering column <= 0.05x MoR snapshot",
            "incremental/raw_mor", ("snapshot_read/ours_mor_pending",), 0.05),
+    Target("reachable? raw read of the CoW base files >= 5x faster than Apache Hudi's CoW snapshot",
+           "snapshot_read/raw", ("snapshot_read/apache_cow",), 5.0, speedup=True),
 )  # fmt: skip
 
 
