@@ -34,6 +34,10 @@ def held_page_reporting(say: Callable[[str], None], parameter: Path = ORDER_PARA
     except OSError:
         yield "not reported by this machine"
         return
+    if before == str(NEVER_REPORTED_ORDER):
+        # Held by someone else, or left by a run that was killed: the order to go back to is unknown.
+        yield f"held (page_reporting_order was {before} before the run and is left so)"
+        return
     try:
         parameter.write_text(str(NEVER_REPORTED_ORDER))
         held = parameter.read_text().strip() == str(NEVER_REPORTED_ORDER)

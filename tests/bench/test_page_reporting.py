@@ -44,3 +44,13 @@ def test_a_parameter_it_cannot_write_is_left_alone(tmp_path: Path) -> None:
         assert parameter.read_text() == "9"
     finally:
         parameter.chmod(0o644)
+
+
+def test_reporting_held_before_the_run_is_left_as_it_was(tmp_path: Path) -> None:
+    parameter = tmp_path / "page_reporting_order"
+    parameter.write_text(f"{NEVER_REPORTED_ORDER}\n")
+    said: list[str] = []
+    with held_page_reporting(said.append, parameter) as state:
+        assert state.startswith("held (page_reporting_order was 11")
+    assert parameter.read_text() == f"{NEVER_REPORTED_ORDER}\n"
+    assert said == []
