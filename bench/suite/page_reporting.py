@@ -26,8 +26,9 @@ NEVER_REPORTED_ORDER = 11
 def held_page_reporting(say: Callable[[str], None], parameter: Path = ORDER_PARAMETER) -> Iterator[str]:
     """Stops free page reporting while the block runs, when the machine allows it.
 
-    Yields how the run's memory was handled, for the report: `held`, `not reported by this
-    machine` or `active (...)` with the reason it could not be held.
+    Yields how the run's memory was handled, for the report: `held`, `held (...)` when it already
+    was before the run (left so), `not reported by this machine`, or `active (...)` with the reason
+    it could not be held.
     """
     try:
         before = parameter.read_text().strip()
