@@ -317,6 +317,8 @@ def _execute(
         with ctx.locked("execute clustering") as state:
             requested = read_plan(storage, state.timeline, instant, Action.CLUSTERING)
             inflight = ctx.writer(state).to_inflight(instant)
+            # Under the lock: the request reads replacecommits, which an archival may remove after.
+            schema, request = TableScanner(storage, state.config, state.timeline).merge_request()
         crash.crash_point("clustering.after_inflight")
         plan = requested.get("clusteringPlan") or {}
         params = (plan.get("strategy") or {}).get("strategyParams") or {}
@@ -324,7 +326,6 @@ def _execute(
         layout = parse_layout_strategy(
             params.get(LAYOUT_PARAM) or ctx.configs.value(HudiClusteringConfig.LAYOUT_STRATEGY)
         )
-        schema, request = TableScanner(storage, state.config, state.timeline).merge_request()
         data_schema = without_meta_fields(schema)
         avro_schema = table_avro_schema(data_schema, state.config.name)
         context = write_context(

@@ -387,9 +387,10 @@ def _execute(
         with ctx.locked(f"execute {kind.action.value}") as state:
             plan = read_plan(storage, state.timeline, instant, kind.action)
             inflight = ctx.writer(state).to_inflight(instant)
+            # Under the lock: the request reads replacecommits, which an archival may remove after.
+            schema, request = TableScanner(storage, state.config, state.timeline).merge_request()
         crash.crash_point(f"{kind.crash_prefix}.after_inflight")
         operations = [CompactionOperation.from_record(r) for r in compaction_operations(plan)]
-        schema, request = TableScanner(storage, state.config, state.timeline).merge_request()
         data_schema = without_meta_fields(schema)
         avro_schema = table_avro_schema(data_schema, state.config.name)
         context = write_context(
