@@ -18,7 +18,9 @@ activated and ``JAVA_HOME``, ``PATH`` and ``PYSPARK_PYTHON`` set.
 ``test`` first installs (once, cached) Apache Hudi's reference environment, a separate virtualenv
 with PySpark 3.5 and the Hudi Spark bundle (see ``scripts/reference_env.py``), and points the
 tests at it with ``HUDI_REFERENCE_*`` variables; ``run`` and ``demo`` set them when it is
-installed. ``HUDI_REFERENCE=skip`` leaves it out.
+installed. ``HUDI_REFERENCE=skip`` leaves it out. It also builds (once per Java and PySpark,
+cached) the class-data-sharing archive the tests' Spark JVMs start from
+(``tests/spark/class_archive.py``).
 """
 
 from __future__ import annotations
@@ -208,6 +210,24 @@ def reference_variables(env: dict[str, str], required: bool) -> dict[str, str]:
     return {**ready.variables(), reference_env.REQUIRED_VARIABLE: "1"}
 
 
+def spark_class_archive(python: str, env: dict[str, str]) -> dict[str, str]:
+    """The tests' variable naming the Spark class archive, built once into the cache; none (and
+    the tests start their JVMs as usual) when it cannot be built."""
+    cache = reference_env.cache_root(env).parent / "spark-class-archive"  # beside the reference's
+    command = [python, "-m", "tests.spark.class_archive", str(cache)]
+    try:
+        done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    except subprocess.TimeoutExpired:
+        say("spark class archive: not built within 600 s; the tests' JVMs start without it")
+        return {}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        say(f"spark class archive: not built ({done.stderr.strip()[-300:]}); the tests' JVMs start without it")
+        return {}
+    say(f"spark class archive: {lines[-1]}")
+    return {"HUDI_TEST_SPARK_CLASS_ARCHIVE": lines[-1]}
+
+
 WORKERS_VARIABLE = "HUDI_TEST_WORKERS"
 DEFAULT_WORKERS = 2  # CI's two cores; a third worker measured no faster here, and timed Spark calls out
 
@@ -273,6 +293,7 @@ def main(argv: list[str]) -> int:
     if command == "test":
         env.update(reference_variables(env, required=False))
         env.update(browser.ensure_chromium(env, say))
+        env.update(spark_class_archive(python, env))
     else:
         ready = reference_env.installed(env)  # for benchmarks run by hand; never installs
         env.update(ready.variables() if ready is not None else {})

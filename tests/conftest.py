@@ -13,6 +13,7 @@ import pytest
 
 from tests.corpus import corpus_tables, extract
 from tests.objectstore.conftest import configure_s3_environment
+from tests.spark import class_archive
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -30,15 +31,17 @@ SHARED_SESSIONS = {
 
 def xdist_group(item: pytest.Item) -> str:
     """The worker group of a test: every test using Apache Hudi's driver on one worker, every test
-    using the Spark session (and its standalone cluster) on one worker, each other file whole on
-    one worker (its module fixtures run once)."""
+    using the local Spark session on one (a module may name it `spark`), every test using the
+    cluster's Spark session on one, each other file whole on one worker (its module fixtures run
+    once)."""
     fixtures = set(getattr(item, "fixturenames", ()))
     if item.get_closest_marker("apache_hudi") is not None or fixtures & set(SHARED_SESSIONS["apache"]):
         return "apache"
-    if fixtures & set(SHARED_SESSIONS["spark"]):
-        return "spark"
+    # Before the cluster's group: a module may name its local session `spark`.
     if fixtures & set(SHARED_SESSIONS["local_spark"]):
         return "local_spark"
+    if fixtures & set(SHARED_SESSIONS["spark"]):
+        return "spark"
     return item.nodeid.split("::", 1)[0]
 
 
@@ -100,6 +103,7 @@ SPARK_CONF = {
     "spark.driver.memory": "1g",
     "spark.sql.shuffle.partitions": "4",
     "spark.default.parallelism": "2",
+    **class_archive.session_conf(),
 }
 
 

@@ -13,6 +13,7 @@ import json
 import sys
 
 from hudi_core import spark as hudi_spark
+from tests.spark import class_archive
 
 OPTIONS = {
     "hoodie.table.name": "no_package",
@@ -24,7 +25,8 @@ OPTIONS = {
 
 def main(table: str, fake_packages: str) -> None:
     outcome: dict[str, str] = {}
-    spark = hudi_spark.session("local[1]", **{"spark.executorEnv.PYTHONPATH": fake_packages})
+    conf = {"spark.executorEnv.PYTHONPATH": fake_packages, **class_archive.session_conf()}
+    spark = hudi_spark.session("local[1]", **conf)
     spark.sparkContext.setLogLevel("ERROR")
     try:
         hudi_spark.write(spark.createDataFrame([(3, 2)], "id long, ts long"), table, OPTIONS)

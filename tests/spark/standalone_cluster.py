@@ -23,6 +23,7 @@ import pyspark
 
 from hudi_core.engine.java_runtime import configure_process_for_spark
 from tests.loopback import free_port, parent_death_hook, stop_process
+from tests.spark import class_archive
 
 START_TIMEOUT_SECONDS = 90.0
 WORKER_MEMORY = "1g"
@@ -105,6 +106,7 @@ def _spark_class(main_class: str, args: list[str], log: Path, extra_env: dict[st
         "SPARK_HOME": str(spark_home()),
         "SPARK_LOCAL_IP": "127.0.0.1",
         "SPARK_NO_DAEMONIZE": "1",
+        "SPARK_DAEMON_JAVA_OPTS": class_archive.java_options(),
         **extra_env,
     }
     command = [str(spark_home() / "bin" / "spark-class"), main_class, *args]

@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hudi_core import spark as hudi_spark
 from tests.partition_values import (
     COLUMNS,
@@ -18,6 +20,13 @@ from tests.partition_values import (
 )
 
 DDL = "id string, ts long, city string, fare double"
+
+
+@pytest.fixture
+def spark(local_spark: Any) -> Any:
+    """Path safety of values, not distribution: the worker's local session (the cluster's worker runs
+    only what needs the cluster)."""
+    return local_spark
 
 
 def test_spark_write_of_any_partition_value_stays_inside_or_is_refused(spark: Any, tmp_path: Path) -> None:

@@ -30,6 +30,13 @@ from tests.spark.reuse import (
 )
 
 
+@pytest.fixture
+def spark(local_spark: Any) -> Any:
+    """Query semantics, not distribution: the worker's local session (the cluster's worker runs
+    only what needs the cluster)."""
+    return local_spark
+
+
 @pytest.fixture(params=["true", "false"], ids=["pushdown", "no_pushdown"])
 def pushdown(request: pytest.FixtureRequest, spark: Any) -> Iterator[str]:
     """The source works whether or not the session pushes filters to Python data sources."""

@@ -17,6 +17,13 @@ from hudi_core.spark.splits import SplitSizing, byte_size
 SCHEMA = pa.schema([("id", pa.int64()), ("p", pa.string())])
 
 
+@pytest.fixture
+def spark(local_spark: Any) -> Any:
+    """Split sizing, not distribution: the worker's local session (the cluster's worker runs
+    only what needs the cluster)."""
+    return local_spark
+
+
 def _table(path: Path) -> HudiTable:
     table = HudiTable.create(str(path), SCHEMA, "splits", ["id"], ["p"])
     table.bulk_insert(pa.table({"id": list(range(60)), "p": [f"p{i % 6}" for i in range(60)]}, schema=SCHEMA))

@@ -22,6 +22,13 @@ TABLES = corpus_tables()
 QUERIES = [(t, q) for t in TABLES for q in t.queries]
 
 
+@pytest.fixture
+def spark(local_spark: Any) -> Any:
+    """The corpus read through Spark, not distribution: the worker's local session (the cluster's worker runs
+    only what needs the cluster)."""
+    return local_spark
+
+
 @pytest.mark.parametrize("table", [pytest.param(t, id=f"snapshot:{t.name}") for t in TABLES])
 def test_spark_snapshot_equals_expected(table: CorpusTable, spark: Any, corpus_cache: Path) -> None:
     base = extract(table, corpus_cache)

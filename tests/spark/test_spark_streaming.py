@@ -21,6 +21,7 @@ from hudi_core import HudiTable
 from hudi_core.lifecycle.crash import ENV_VAR
 from hudi_core.spark.stream_write import last_committed_batch
 from tests.model import canonical, table_rows
+from tests.spark import class_archive
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = pa.schema([("id", pa.int64()), ("v", pa.string()), ("ts", pa.int64()), ("p", pa.string())])
@@ -155,8 +156,9 @@ def _stream_job(source: Path, table: Path, checkpoint: Path, crash_at: str | Non
         env[ENV_VAR] = crash_at
     options = json.dumps({**WRITE_OPTIONS, "hoodie.datasource.write.operation": "bulk_insert"})
     command = [sys.executable, "-m", "tests.spark.stream_job", "local[1]", str(source), str(table), str(checkpoint)]
+    conf = json.dumps(class_archive.session_conf())
     done = subprocess.run(
-        [*command, options], check=False, env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300
+        [*command, options, conf], check=False, env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300
     )
     if crash_at is None and done.returncode != 0:
         raise AssertionError(f"stream job failed:\n{done.stderr[-4000:]}")

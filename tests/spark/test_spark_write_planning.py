@@ -27,6 +27,13 @@ from tests.hudi_core.write import test_write_ordering as ordering
 from tests.interop.test_model_histories import History
 
 
+@pytest.fixture
+def spark(local_spark: Any) -> Any:
+    """Write decisions, not distribution (the cluster runs random histories in test_spark_writes):
+    the worker's local session (the cluster's worker runs only what needs the cluster)."""
+    return local_spark
+
+
 def _frame(spark: Any, rows: Sequence[dict[str, Any]], schema: pa.Schema) -> Any:
     data = pa.Table.from_pylist(list(rows), schema=schema).to_pandas()
     return spark.createDataFrame(data, schema=spark_schema(schema))
