@@ -61,7 +61,10 @@ def _sink_batches(path: Path) -> list[dict[str, str]]:
     ]
 
 
-def test_a_stream_moves_between_apache_hudis_sink_and_ours(apache_hudi: ApacheHudi, spark: Any, tmp_path: Path) -> None:
+def test_a_stream_moves_between_apache_hudis_sink_and_ours(
+    apache_hudi: ApacheHudi, local_spark: Any, tmp_path: Path
+) -> None:
+    spark = local_spark  # the hand-over, not distribution: no cluster on the Apache Hudi worker
     source, path = tmp_path / "in", tmp_path / "table"
     source.mkdir()
     options = {
