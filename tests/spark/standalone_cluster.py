@@ -86,8 +86,8 @@ class StandaloneCluster:
             try:
                 if self.alive_workers() >= count:
                     return
-            except OSError:
-                pass  # the master's web UI is not up yet
+            except (OSError, ValueError):
+                pass  # the master's web UI is not up yet, or serves its HTML page before its JSON one
             if self.master.poll() is not None:
                 raise RuntimeError(f"the Spark master exited with {self.master.returncode}")
             if time.monotonic() > deadline:
