@@ -22,6 +22,9 @@ Run: `python -m bench.spark_upsert [--rows N] [--table-type T] [--master local[2
    must at least do before it writes), and pyarrow reading and rewriting exactly the base files the
    Spark upsert rewrote (CoW only), in our default codec.
 
+Free page reporting is held for the run, as in the full bench (`bench/suite/page_reporting.py`): the
+Arrow engine runs after the Spark session in the same process, on memory the JVM just freed.
+
 Peak memory is sampled every 100 ms per phase: the driver JVM's resident set (in local mode it
 also runs the executors' JVM side) and the driver Python process's; Python workers are excluded.
 """
@@ -44,6 +47,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.sql import functions as sf
 
+from bench.suite.page_reporting import held_page_reporting
 from bench.trips import trips, updates
 from hudi_core import HudiTable
 from hudi_core import spark as hudi_spark
@@ -172,6 +176,8 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="bench-spark-", dir=args.root))
     try:
         with ExitStack() as stack:
+            reporting = stack.enter_context(held_page_reporting(lambda line: print(line, flush=True)))
+            print(f"freed memory: free page reporting {reporting}", flush=True)
             master, conf = args.master, {"spark.driver.memory": args.driver_memory}
             if args.cluster:
                 from tests.spark.standalone_cluster import standalone_cluster  # noqa: PLC0415 - bench tooling
