@@ -9,24 +9,22 @@ what the table persisted comes from its config, never from options. The Arrow en
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping, MutableMapping, Sequence
+from typing import Any
 
 from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.metadata import HudiMetadataConfig
 from hudi_core.config.read import HudiReadConfig, IncrementalFormat, QueryType
-from hudi_core.errors import HudiConfigError, TimelineChangedError
+from hudi_core.errors import HudiConfigError
 from hudi_core.storage import Storage
 from hudi_core.table.cdc import CdcReader, SliceReader
 from hudi_core.table.scan import ScanPlan, TableScanner
-from hudi_core.table.state import TableState, load_table_state
+from hudi_core.table.state import TableState, load_table_state, on_fresh_state
 from hudi_core.timeline.commit_metadata import CommitMetadata
 from hudi_core.timeline.instant import normalize_instant_time
 
 Filters = Sequence[Sequence[Any]] | None
 WINDOW_OPTIONS = (HudiReadConfig.BEGIN_INSTANT_TIME.key, HudiReadConfig.END_INSTANT_TIME.key)
-PLAN_ATTEMPTS = 5
-T = TypeVar("T")
 
 
 class ReadPlanner:
@@ -49,17 +47,6 @@ class ReadPlanner:
     def state(self) -> TableState:
         """The table's config and timeline, loaded now."""
         return load_table_state(self.storage, self._metadata_cache)
-
-    def on_fresh_state(self, plan: Callable[[TableState], T]) -> T:
-        """`plan` on a newly loaded state; again on a newer one when a writer archived or rolled
-        back an instant the plan was reading (the query's meaning does not change, only its view)."""
-        for attempt in range(PLAN_ATTEMPTS):
-            try:
-                return plan(self.state())
-            except TimelineChangedError:
-                if attempt + 1 == PLAN_ATTEMPTS:
-                    raise
-        raise AssertionError("unreachable")
 
     def configs(self, options: Mapping[str, str] | None = None) -> HudiConfigs:
         """The one precedence of a read's options: the planner's, under the call's (both validated)."""
@@ -96,8 +83,9 @@ class ReadPlanner:
         argument = "as_of" if as_of is not None else configs.given_key(HudiReadConfig.AS_OF_INSTANT)
         as_of_time = normalize_instant_time(as_of_value, argument or "as_of") if as_of_value is not None else None
         read_optimized = query_type is QueryType.READ_OPTIMIZED
-        return self.on_fresh_state(
-            lambda state: self.scanner(state, configs).snapshot(columns, filters, as_of_time, read_optimized)
+        return on_fresh_state(
+            self.state,
+            lambda state: self.scanner(state, configs).snapshot(columns, filters, as_of_time, read_optimized),
         )
 
     def plan_incremental(
@@ -117,10 +105,11 @@ class ReadPlanner:
         start_time, end_time = incremental_window(start, end, names)
         if fallback_to_full_scan is None:
             fallback_to_full_scan = configs.value(HudiReadConfig.INCREMENTAL_FALLBACK_FULL_SCAN)
-        return self.on_fresh_state(
+        return on_fresh_state(
+            self.state,
             lambda state: self.scanner(state, configs).incremental(
                 start_time, end_time, columns, filters, inclusive_start, fallback_to_full_scan
-            )
+            ),
         )
 
     # ---- change data capture -------------------------------------------------------------------

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from hudi_core.config.properties import PROPERTIES_BACKUP_FILE, PROPERTIES_FILE, parse_properties, table_checksum
 from hudi_core.config.table import HudiTableConfig, TableConfig
-from hudi_core.errors import FileFormatError, HudiConfigError, HudiStorageError, TableNotFoundError
+from hudi_core.errors import (
+    FileFormatError,
+    HudiConfigError,
+    HudiStorageError,
+    TableNotFoundError,
+    TimelineChangedError,
+)
 from hudi_core.storage import Storage
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import CommitMetadata
@@ -69,3 +76,22 @@ def load_table_state(storage: Storage, metadata_cache: MutableMapping[str, Commi
     layout = config.timeline_layout_version
     timeline = Timeline.load(storage, timeline_dir(config), layout, metadata_cache, archive_dir(config))
     return TableState(config, timeline)
+
+
+T = TypeVar("T")
+FRESH_STATE_ATTEMPTS = 5
+
+
+def on_fresh_state(
+    load: Callable[[], TableState], use: Callable[[TableState], T], attempts: int = FRESH_STATE_ATTEMPTS
+) -> T:
+    """`use` on the state `load` returns now; again on a newer one when another writer archived or
+    rolled back an instant it was reading (TimelineChangedError), at most `attempts` times. For work
+    done without the lock: what it means does not change, only the view it is made on."""
+    for attempt in range(attempts):
+        try:
+            return use(load())
+        except TimelineChangedError:
+            if attempt + 1 == attempts:
+                raise
+    raise AssertionError("unreachable")

@@ -57,7 +57,6 @@ from hudi_core.errors import (
     HudiConfigError,
     HudiError,
     InstantNotFoundError,
-    TimelineChangedError,
     UnsupportedFeatureError,
     UnsupportedTableVersionError,
 )
@@ -80,7 +79,7 @@ from hudi_core.schema.meta_fields import without_meta_fields
 from hudi_core.schema.resolver import resolve_avro_schema
 from hudi_core.storage import Storage
 from hudi_core.table.create import write_partition_metafile
-from hudi_core.table.state import TableState, load_table_state
+from hudi_core.table.state import FRESH_STATE_ATTEMPTS, TableState, load_table_state, on_fresh_state
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import (
     CHECKPOINT_IDENTIFIER_KEY,
@@ -482,19 +481,16 @@ class WriteClient:
         planner: Callable[[TableState, TableConfig, HudiConfigs], WritePlan],
         config: TableConfig,
         configs: HudiConfigs,
-        attempts: int = 5,
+        attempts: int = FRESH_STATE_ATTEMPTS,
     ) -> tuple[TableState, WritePlan]:
         """Plans without the lock; other writers may archive or roll back instants meanwhile, so a
         plan whose timeline changed underneath is made again on a fresh snapshot."""
-        for attempt in range(attempts):
-            state = load_table_state(self._storage)
+
+        def plan(state: TableState) -> tuple[TableState, WritePlan]:
             check_no_pending_restore(state.timeline)
-            try:
-                return state, planner(state, config, configs)
-            except TimelineChangedError:
-                if attempt + 1 == attempts:
-                    raise
-        raise AssertionError("unreachable")
+            return state, planner(state, config, configs)
+
+        return on_fresh_state(lambda: load_table_state(self._storage), plan, attempts)
 
     def _request(
         self,

@@ -25,6 +25,15 @@ from pathlib import Path
 
 ARCHIVE_VARIABLE = "HUDI_TEST_SPARK_CLASS_ARCHIVE"
 QUIET = "-Xlog:cds=off,cds+dynamic=off"
+# The warm-up write whose classes go into the archive.
+SCHEMA = "id string, ts long, city string, fare double"
+WRITE_OPTIONS = {
+    "hoodie.table.name": "archive_warmup",
+    "hoodie.datasource.write.recordkey.field": "id",
+    "hoodie.datasource.write.precombine.field": "ts",
+    "hoodie.datasource.write.partitionpath.field": "city",
+    "hoodie.datasource.write.table.type": "MERGE_ON_READ",
+}
 
 
 def java_options() -> str:
@@ -41,10 +50,10 @@ def session_conf() -> dict[str, str]:
     options = java_options()
     if not options:
         return {}
-    from hudi_core.engine.spark.defaults import log4j2_file  # noqa: PLC0415
+    from hudi_core.engine.spark.defaults import quiet_logging_option  # noqa: PLC0415
 
     return {
-        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{log4j2_file()} {options}",
+        "spark.driver.extraJavaOptions": f"{quiet_logging_option()} {options}",
         "spark.executor.extraJavaOptions": options,
     }
 
@@ -67,11 +76,11 @@ def build(target: Path) -> None:
     from pyspark import SparkContext  # noqa: PLC0415
 
     from hudi_core import spark as hudi_spark  # noqa: PLC0415
-    from hudi_core.engine.spark.defaults import log4j2_file  # noqa: PLC0415
+    from hudi_core.engine.spark.defaults import quiet_logging_option  # noqa: PLC0415
 
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    options = f"-Dlog4j2.configurationFile=file:{log4j2_file()} -XX:ArchiveClassesAtExit={partial} {QUIET}"
+    options = f"{quiet_logging_option()} -XX:ArchiveClassesAtExit={partial} {QUIET}"
     spark = hudi_spark.session("local[2]", **{"spark.driver.extraJavaOptions": options})
     with tempfile.TemporaryDirectory() as folder:
         path = str(Path(folder) / "t")
@@ -91,16 +100,6 @@ def build(target: Path) -> None:
     if not partial.is_file() or partial.stat().st_size == 0:
         raise RuntimeError(f"the JVM wrote no class archive to {partial}")
     partial.replace(target)
-
-
-SCHEMA = "id string, ts long, city string, fare double"
-WRITE_OPTIONS = {
-    "hoodie.table.name": "archive_warmup",
-    "hoodie.datasource.write.recordkey.field": "id",
-    "hoodie.datasource.write.precombine.field": "ts",
-    "hoodie.datasource.write.partitionpath.field": "city",
-    "hoodie.datasource.write.table.type": "MERGE_ON_READ",
-}
 
 
 def main(argv: list[str]) -> None:

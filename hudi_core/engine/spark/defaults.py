@@ -50,4 +50,10 @@ def quiet_start(master: str, conf: Mapping[str, str]) -> dict[str, str]:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     if DRIVER_JAVA_OPTIONS in conf:
         return {}
-    return {DRIVER_JAVA_OPTIONS: f"-Dlog4j2.configurationFile=file:{log4j2_file()}"}
+    return {DRIVER_JAVA_OPTIONS: quiet_logging_option()}
+
+
+def quiet_logging_option() -> str:
+    """The JVM option that selects the logging profile above (for callers that set their own
+    driver options and keep the quiet start)."""
+    return f"-Dlog4j2.configurationFile=file:{log4j2_file()}"
