@@ -5,20 +5,22 @@ Parquet decoding and Arrow compute release the GIL, so threads overlap I/O and d
 that fans work out over file groups or files (tagging, writing, services, the Arrow engine) uses it.
 Table services hand their file-group tasks to a `TaskRunner`: `run_locally` by default, an engine's
 runner (Spark executors, a process pool) otherwise; tasks carry everything they need, so any runner
-can execute them.
+can execute them. `balanced_bins` spreads items of known cost over a fixed number of tasks.
 """
 
 from __future__ import annotations
 
+import heapq
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Protocol, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+K = TypeVar("K", bound=Hashable)
 
 
 class TaskRunner(Protocol):
@@ -102,3 +104,17 @@ def _stop(in_flight: deque[Future[R]]) -> list[BaseException]:
         future.cancel()
     wait(in_flight)
     return [e for f in in_flight if not f.cancelled() and (e := f.exception()) is not None]
+
+
+def balanced_bins(costs: Mapping[K, int], bins: int) -> dict[K, int]:
+    """Assigns each item to one of `bins` bins (numbered from 0) so the bins' summed costs are
+    close: the costliest items first, each to the bin with the least cost so far (within 4/3 of the
+    best possible). Ties go to the lower bin, so equal inputs give equal assignments."""
+    totals = [(0, number) for number in range(max(1, bins))]
+    heapq.heapify(totals)
+    assigned: dict[K, int] = {}
+    for item, cost in sorted(costs.items(), key=lambda pair: -pair[1]):
+        total, number = heapq.heappop(totals)
+        assigned[item] = number
+        heapq.heappush(totals, (total + cost, number))
+    return assigned

@@ -45,6 +45,7 @@ from hudi_core.config import HudiConfigs, validate_options
 from hudi_core.config.table import TableConfig
 from hudi_core.config.write import HudiWriteConfig, InsertDupPolicy
 from hudi_core.engine.spark.jobs import collect_ending_tasks_on_failure, missing_package
+from hudi_core.engine.spark.placement import placed
 from hudi_core.engine.spark.tasks import task_identity
 from hudi_core.engine.spark.types import arrow_schema, spark_schema
 from hudi_core.errors import DuplicateKeyError, HudiError
@@ -70,6 +71,7 @@ from hudi_core.index.tagger import (
 from hudi_core.keygen import RecordKeySpec
 from hudi_core.lifecycle.pending import PendingServices
 from hudi_core.merge.dedup import last_per_key
+from hudi_core.parallel import balanced_bins
 from hudi_core.services.base import ServiceContext
 from hudi_core.services.inline import with_inline_services
 from hudi_core.spark.services import spark_runner
@@ -679,7 +681,9 @@ class _SparkWrite:
         per_file = decided.sizing.records_per_file
         groups = sum(len(slices.get(p, ())) - (-rows // per_file) for p, rows in rows_per_partition.items())
         wanted = min(groups, self._parallelism() * 2)
-        by_partition = prepared.repartition(max(1, min(len(rows_per_partition), wanted)), PARTITION)
+        tasks = max(1, min(len(rows_per_partition), wanted))
+        work = _estimated_work(rows_per_partition, slices, decided.sizing.record_size, rewrites=not is_mor)
+        by_partition = placed(prepared, PARTITION, balanced_bins(work, tasks), tasks)
         workload = dict(rows_per_partition)
         if 2 * len(rows_per_partition) >= wanted:
 
@@ -713,10 +717,17 @@ class _SparkWrite:
         return WritePlan(schema=schema, replaced=decided.replaced, workload=workload, execute=execute_writes)
 
     def _writes(
-        self, routed: DataFrame, slices: Mapping[str, Sequence[FileSlice]], is_mor: bool, groups: int
+        self,
+        routed: DataFrame,
+        slices: Mapping[str, Sequence[FileSlice]],
+        is_mor: bool,
+        groups: int,
+        work: Mapping[str, int] | None = None,
     ) -> Callable[[WriteContext], list[WriteStat]]:
         """The execution of a routed write: rows go to a task per target file group (at most
-        `groups` tasks), which writes them with the shared `write_file_groups`."""
+        `groups` tasks), which writes them with the shared `write_file_groups`. With the `work` of
+        each file group known, no task receives two groups while another receives none, and past
+        `MAX_WRITE_TASKS` groups share tasks by their work (`placement`)."""
         slices_by_partition = {p: list(group) for p, group in slices.items()}
 
         def execute(context: WriteContext) -> list[WriteStat]:
@@ -729,7 +740,11 @@ class _SparkWrite:
                     yield _written_stats(context, pa.Table.from_batches(received), slices_by_partition, is_mor)
 
             tasks = min(groups, MAX_WRITE_TASKS)
-            frame = routed.repartition(tasks, TARGET_PARTITION, TARGET_FILE).mapInArrow(write_groups, STATS_SCHEMA)
+            if work:
+                by_group = placed(routed, TARGET_FILE, balanced_bins(work, tasks), tasks)
+            else:
+                by_group = routed.repartition(tasks, TARGET_PARTITION, TARGET_FILE)
+            frame = by_group.mapInArrow(write_groups, STATS_SCHEMA)
             return _collected_stats(frame, context)
 
         return execute
@@ -757,13 +772,12 @@ class _SparkWrite:
         counts: dict[str, int] = {}
         workload: dict[str, int] = {}
         updated: set[tuple[str, str]] = set()
-        existing_groups = 0
-        for partition, file_id, records, tagged in summary.collect():
+        summary_rows = summary.collect()
+        for partition, file_id, records, tagged in summary_rows:
             workload[partition] = workload.get(partition, 0) + int(records)
             if file_id is None:
                 counts[partition] = int(records)
                 continue
-            existing_groups += 1
             if tagged:
                 updated.add((partition, file_id))
         if pending is not None:
@@ -800,9 +814,28 @@ class _SparkWrite:
 
             assigned = numbered.mapInArrow(assign, routed.schema)
             routed = routed.where(sf.col(TARGET_FILE).isNotNull()).unionByName(assigned)
-        groups = existing_groups + len({file_id for group_bins in bins.values() for file_id, _ in group_bins})
-        execute = self._writes(routed, slices, is_mor, groups)
+        group_records = {file_id: int(records) for _, file_id, records, _ in summary_rows if file_id is not None}
+        group_records.update({file_id: records for group_bins in bins.values() for file_id, records in group_bins})
+        stored = {s.file_id: s.base_file_size for group in slices.values() for s in group} if not is_mor else {}
+        work = {f: records * max(sizing.record_size, 1) + stored.get(f, 0) for f, records in group_records.items()}
+        execute = self._writes(routed, slices, is_mor, len(group_records), work)
         return WritePlan(schema=schema, replaced=replaced, workload=workload, execute=execute)
+
+
+def _estimated_work(
+    rows_per_partition: Mapping[str, int],
+    slices: Mapping[str, Sequence[FileSlice]],
+    record_size: int,
+    rewrites: bool,
+) -> dict[str, int]:
+    """Bytes a task reads and writes for each partition, roughly: the incoming rows at the table's
+    record size and, when updates rewrite base files (Copy-on-Write), the partition's base files
+    (a 1% update touches most of them). It only balances tasks; nothing else depends on it."""
+    work = {}
+    for partition, rows in rows_per_partition.items():
+        stored = sum(s.base_file_size for s in slices.get(partition, ())) if rewrites else 0
+        work[partition] = rows * max(record_size, 1) + stored
+    return work
 
 
 def _last_per_group(rows: pa.Table, group: Sequence[str], order: str | None) -> pa.Table:
