@@ -682,7 +682,8 @@ class _SparkWrite:
         groups = sum(len(slices.get(p, ())) - (-rows // per_file) for p, rows in rows_per_partition.items())
         wanted = min(groups, self._parallelism() * 2)
         tasks = max(1, min(len(rows_per_partition), wanted))
-        work = _estimated_work(rows_per_partition, slices, decided.sizing.record_size, rewrites=not is_mor)
+        stored = {p: sum(s.base_file_size for s in group) for p, group in slices.items()} if not is_mor else {}
+        work = _estimated_work(rows_per_partition, stored, decided.sizing.record_size)
         by_partition = placed(prepared, PARTITION, balanced_bins(work, tasks), tasks)
         workload = dict(rows_per_partition)
         if 2 * len(rows_per_partition) >= wanted:
@@ -817,25 +818,17 @@ class _SparkWrite:
         group_records = {file_id: int(records) for _, file_id, records, _ in summary_rows if file_id is not None}
         group_records.update({file_id: records for group_bins in bins.values() for file_id, records in group_bins})
         stored = {s.file_id: s.base_file_size for group in slices.values() for s in group} if not is_mor else {}
-        work = {f: records * max(sizing.record_size, 1) + stored.get(f, 0) for f, records in group_records.items()}
+        work = _estimated_work(group_records, stored, sizing.record_size)
         execute = self._writes(routed, slices, is_mor, len(group_records), work)
         return WritePlan(schema=schema, replaced=replaced, workload=workload, execute=execute)
 
 
-def _estimated_work(
-    rows_per_partition: Mapping[str, int],
-    slices: Mapping[str, Sequence[FileSlice]],
-    record_size: int,
-    rewrites: bool,
-) -> dict[str, int]:
-    """Bytes a task reads and writes for each partition, roughly: the incoming rows at the table's
-    record size and, when updates rewrite base files (Copy-on-Write), the partition's base files
-    (a 1% update touches most of them). It only balances tasks; nothing else depends on it."""
-    work = {}
-    for partition, rows in rows_per_partition.items():
-        stored = sum(s.base_file_size for s in slices.get(partition, ())) if rewrites else 0
-        work[partition] = rows * max(record_size, 1) + stored
-    return work
+def _estimated_work(records: Mapping[str, int], stored_bytes: Mapping[str, int], record_size: int) -> dict[str, int]:
+    """Bytes a task reads and writes for each partition or file group, roughly: its incoming
+    records at the table's record size, and the base files an update rewrites (`stored_bytes`,
+    given under Copy-on-Write, where a 1% update touches most of them). It only balances tasks;
+    nothing else depends on it."""
+    return {name: count * max(record_size, 1) + stored_bytes.get(name, 0) for name, count in records.items()}
 
 
 def _last_per_group(rows: pa.Table, group: Sequence[str], order: str | None) -> pa.Table:
