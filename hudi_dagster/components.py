@@ -30,10 +30,11 @@ from typing import Any, Literal
 import dagster as dg
 from pydantic import Field
 
+from hudi_core.orchestration.services import DEFAULT_SERVICES, Service
 from hudi_dagster.checks import hudi_table_checks
 from hudi_dagster.config import HudiTableConfig
 from hudi_dagster.factories import AssetSettings, hudi_cdc_asset, hudi_incremental_asset
-from hudi_dagster.maintenance import DEFAULT_SERVICES, Service, hudi_maintenance_job, hudi_maintenance_schedule
+from hudi_dagster.maintenance import hudi_maintenance_job, hudi_maintenance_schedule
 from hudi_dagster.observe import hudi_observable_source_asset
 from hudi_dagster.sensors import hudi_commit_sensor
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import dagster as dg
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from dagster import AssetExecutionContext
@@ -22,12 +21,15 @@ from hudi_core import HudiTable, WriteResult
 from hudi_core.concurrency import is_optimistic
 from hudi_core.config import HudiConfigs
 from hudi_core.config.read import HudiReadConfig
-from hudi_core.hudi_table import table_exists
-from hudi_core.schema.meta_fields import IS_DELETED, META_FIELDS
-from hudi_core.table.checkpoint import ChangeWindow, change_window
+from hudi_core.orchestration import windows
+from hudi_core.orchestration.windows import cdc_mirror_rows, drop_meta_columns, mirror_changes
+from hudi_core.orchestration.writes import write_data
+from hudi_core.table.checkpoint import ChangeWindow
 from hudi_dagster import metadata as md
 from hudi_dagster.config import HudiTableConfig, WriteMode
-from hudi_dagster.resource import spark_session_of, write_data
+from hudi_dagster.resource import spark_session_of
+
+__all__ = ["AssetSettings", "cdc_mirror_rows", "hudi_cdc_asset", "hudi_incremental_asset", "pending_window", "pool_for"]
 
 Engine = Literal["arrow", "spark"]
 Transform = Callable[[dg.AssetExecutionContext, Any], Any]
@@ -51,15 +53,7 @@ def pool_for(table: HudiTableConfig) -> str | None:
 
 def pending_window(source_path: str, target: HudiTableConfig, identifier: str) -> ChangeWindow | None:
     """Upstream commits not yet processed into `target` by the consumer `identifier`."""
-    checkpoint = HudiTable(target.path).latest_checkpoint(identifier) if table_exists(target.path) else None
-    return change_window(HudiTable(source_path).timeline, checkpoint)
-
-
-def _drop_meta(data: Any) -> Any:
-    """Rows without Hudi's meta columns (the target writes its own)."""
-    if isinstance(data, pa.Table):
-        return data.drop_columns([n for n in data.column_names if n in META_FIELDS])
-    return data.drop(*[n for n in data.columns if n in META_FIELDS])  # a Spark DataFrame
+    return windows.pending_window(source_path, target.path, identifier)
 
 
 def _read_increment(engine: Engine, spark: Any, path: str, window: ChangeWindow) -> Any:
@@ -236,40 +230,10 @@ def hudi_incremental_asset(
         rows = transform(context, changes) if transform is not None else changes
         context.log.info(f"window ({window.start}, {window.end}]: {len(window.commits)} commit(s)")
         options = md.with_run_id(context, target.write_options(mode))
-        result = write_data(target.path, _drop_meta(rows), options, window.end, spec.identifier)
+        result = write_data(target.path, drop_meta_columns(rows), options, window.end, spec.identifier)
         yield _result(context, target, window, result, spec.upstream if transform is None else None)
 
     return _incremental
-
-
-def cdc_mirror_rows(changes: pa.Table, key_fields: Sequence[str] = ()) -> pa.Table:
-    """The default CDC consumer: after-images of inserts and updates, before-images of deletes
-    marked `_hoodie_is_deleted` — one upsert applies a window's changes atomically.
-
-    With `key_fields` (the target's record key and partition fields), only the last change of each
-    key is kept, in feed order: a key a commit deleted and wrote again (a replacing write) ends as
-    its insert, whatever the ordering values of the two images.
-    """
-    deletes = pc.equal(changes.column("op"), "d").combine_chunks()
-    images = pc.if_else(deletes, changes.column("before").combine_chunks(), changes.column("after").combine_chunks())
-    image_type = changes.schema.field("after").type
-    rows = pa.Table.from_struct_array(images) if len(images) else pa.schema(list(image_type)).empty_table()
-    rows = rows.append_column(IS_DELETED, deletes)
-    if not key_fields or rows.num_rows == 0:
-        return rows
-    order = "__hudi_feed_order"
-    numbered = rows.append_column(order, pa.array(range(rows.num_rows), pa.int64()))
-    last = numbered.group_by(list(key_fields), use_threads=False).aggregate([(order, "max")])
-    kept = np.sort(last.column(f"{order}_max").to_numpy())  # the rows themselves, in feed order
-    return rows.take(pa.array(kept))
-
-
-def split_deletes(rows: pa.Table, key_fields: Sequence[str]) -> tuple[pa.Table, pa.Table]:
-    """Rows marked `_hoodie_is_deleted` split off as deletes (their `key_fields`); the rest without
-    the marker column."""
-    marked = pc.fill_null(rows.column(IS_DELETED), False)
-    kept = rows.filter(pc.invert(marked)).drop_columns([IS_DELETED])
-    return kept, rows.filter(marked).select(list(key_fields))
 
 
 def hudi_cdc_asset(
@@ -312,8 +276,7 @@ def hudi_cdc_asset(
         mirror_keys = [*target.record_key, *target.partition_fields]
         deletes = None
         if transform is None:
-            # The mirror deletes by key in the same commit: no delete-marker column joins the table.
-            rows, deletes = split_deletes(cdc_mirror_rows(changes, mirror_keys), mirror_keys)
+            rows, deletes = mirror_changes(changes, mirror_keys)
         else:
             rows = transform(context, changes)
         counts = pc.value_counts(changes.column("op")).to_pylist() if changes.num_rows else []

@@ -1,39 +1,20 @@
 """Table maintenance as Dagster ops, jobs and schedules: compaction, log compaction, clustering,
 cleaning, archival and savepoints, each reporting what it did as output metadata."""
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import dagster as dg
 from dagster import OpExecutionContext
 
 from hudi_core import HudiTable
 from hudi_core.lifecycle.service_result import ServiceResult
+from hudi_core.orchestration.services import DEFAULT_SERVICES, Service, check_service, run_service
 from hudi_core.parallel import TaskRunner, run_locally
 from hudi_dagster import metadata as md
 from hudi_dagster.config import HudiTableConfig
 from hudi_dagster.factories import Engine, pool_for, table_slug
 from hudi_dagster.resource import spark_session_of
-
-Service = Literal["compaction", "log_compaction", "clustering", "clean", "archive", "savepoint"]
-DEFAULT_SERVICES: tuple[Service, ...] = ("compaction", "clustering", "clean", "archive")
-
-
-def _savepoint_latest(table: HudiTable, options: Mapping[str, str]) -> ServiceResult | None:
-    commits = table.timeline.completed_data_instants()  # table-service commits too: the newest files
-    if not commits or commits[-1].requested_time in table.savepoints():
-        return None
-    return table.savepoint(commits[-1].requested_time, user="dagster", comment="scheduled", options=options)
-
-
-SERVICE_RUNNERS: dict[str, Callable[[HudiTable, Mapping[str, str]], ServiceResult | None]] = {
-    "compaction": lambda t, o: t.compact(options=o) if t.table_config.is_mor else None,
-    "log_compaction": lambda t, o: t.log_compact(options=o) if t.table_config.is_mor else None,
-    "clustering": lambda t, o: t.cluster(options=o),
-    "clean": lambda t, o: t.clean(options=o),
-    "archive": lambda t, o: t.archive(options=o),
-    "savepoint": _savepoint_latest,
-}
 
 
 def service_metadata(table: HudiTableConfig, service: str, result: ServiceResult | None) -> dict[str, Any]:
@@ -58,9 +39,7 @@ def hudi_service_op(
     "spark" (needs the `spark` resource) the service plans and commits in the op and rewrites its
     file groups as Spark tasks. With `table_asset` (the table's asset key), what the service did is
     also an observation of that asset, so the asset page shows it. Its commit records the run."""
-    if service not in SERVICE_RUNNERS:
-        raise ValueError(f"unknown table service {service!r}; choose from {', '.join(SERVICE_RUNNERS)}")
-    run = SERVICE_RUNNERS[service]
+    check_service(service)
     merged = {**table.hudi_options, **dict(options or {})}
     asset_key = dg.AssetKey.from_coercible(table_asset) if table_asset is not None else None
 
@@ -74,7 +53,8 @@ def hudi_service_op(
     )
     def _service(context: OpExecutionContext) -> None:
         runner = _task_runner(context, engine, f"hudi {service} of {table.path}")
-        result = run(HudiTable(table.path, task_runner=runner), md.with_run_id(context, merged))
+        hudi_table = HudiTable(table.path, task_runner=runner)
+        result = run_service(hudi_table, service, md.with_run_id(context, merged), user="dagster")
         metadata = service_metadata(table, service, result)
         context.log.info(f"{service} on {table.path}: {metadata}")
         context.add_output_metadata(metadata)

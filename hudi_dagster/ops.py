@@ -13,10 +13,10 @@ import dagster as dg
 from pydantic import Field
 
 from hudi_core import HudiTable
+from hudi_core.orchestration.writes import write_data
 from hudi_dagster import metadata as md
 from hudi_dagster.config import HudiTableConfig, WriteMode
 from hudi_dagster.factories import pool_for, table_slug
-from hudi_dagster.resource import write_data
 
 
 class ChangeWindowConfig(dg.Config):

@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any
 import dagster as dg
 from pydantic import Field, PrivateAttr
 
-from hudi_core import HudiTable, WriteResult, write_hudi
+from hudi_core import HudiTable, WriteResult
+from hudi_core.orchestration.writes import write_data
 from hudi_dagster.config import HudiTableConfig, WriteMode
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import SparkSession
 
 
 class SparkResource(dg.ConfigurableResource):  # type: ignore[type-arg]  # generic only in stubs
@@ -103,31 +104,3 @@ class HudiTableResource(dg.ConfigurableResource):  # type: ignore[type-arg]
         """Writes Arrow/pandas data (Arrow engine) or a Spark DataFrame (Spark engine); creates the table."""
         options = self.table.write_options(mode)
         return write_data(self.table.path, data, options, checkpoint, checkpoint_identifier)
-
-
-def write_data(
-    path: str,
-    data: Any,
-    options: dict[str, str],
-    checkpoint: str | None = None,
-    checkpoint_identifier: str | None = None,
-    deletes: Any = None,
-) -> WriteResult:
-    """Writes with the engine the data calls for: Spark DataFrames on Spark, anything else in Arrow.
-
-    `deletes`: records an upsert deletes in the same commit (Arrow engine only)."""
-    if _is_spark_dataframe(data):
-        from hudi_core import spark as hudi_spark  # noqa: PLC0415
-
-        if deletes is not None and len(deletes):
-            raise ValueError(
-                "a Spark DataFrame cannot delete records as it upserts: partition the table by the "
-                "partition_expr columns (replaced with insert_overwrite), or set write_mode"
-            )
-        frame: DataFrame = data
-        return hudi_spark.write(frame, path, options, checkpoint, checkpoint_identifier)
-    return write_hudi(path, data, options, checkpoint, checkpoint_identifier, deletes=deletes)
-
-
-def _is_spark_dataframe(data: Any) -> bool:
-    return any(cls.__module__.startswith("pyspark.sql") and cls.__name__ == "DataFrame" for cls in type(data).__mro__)

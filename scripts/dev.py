@@ -8,6 +8,7 @@ Needs only a stock Python 3.11+ (standard library; no virtualenv, no Java)::
     python3 scripts/dev.py reference           # install Apache Hudi's reference environment
     python3 scripts/dev.py demo [args]         # python -m pipelines.demo ...
     python3 scripts/dev.py run CMD [args]      # any command inside the environment
+    python3 scripts/dev.py airflow [args]      # the airflow CLI, in .venv-airflow
 
 Setup creates ``.venv`` next to ``scripts/`` with this interpreter, installs
 the package editable with the ``dev`` extra (again whenever ``pyproject.toml``
@@ -21,6 +22,10 @@ tests at it with ``HUDI_REFERENCE_*`` variables; ``run`` and ``demo`` set them w
 installed. ``HUDI_REFERENCE=skip`` leaves it out. It also builds (once per Java and PySpark,
 cached) the class-data-sharing archive the tests' Spark JVMs start from
 (``tests/spark/class_archive.py``).
+
+Airflow runs in a second virtualenv, ``.venv-airflow`` (``scripts/airflow_env.py``): ``test``
+without arguments runs the main suite and then ``tests_airflow/`` there; ``test tests_airflow/...``
+runs only Airflow tests; ``airflow ARGS`` runs Airflow's CLI on the example DAGs.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+import airflow_env
 import browser
 import reference_env
 
@@ -49,6 +55,7 @@ commands:
   reference      install Apache Hudi's reference environment (PySpark 3.5, Hudi bundle) and print it
   demo [ARGS]    run the demo pipeline (python -m pipelines.demo ARGS)
   run CMD [ARGS] run any command inside the environment
+  airflow [ARGS] run Airflow's CLI in .venv-airflow, on the example DAGs (pipelines/airflow/)
 """
 
 
@@ -262,6 +269,20 @@ def run(command: list[str], env: dict[str, str], cwd: Path | None = None) -> int
         fail(f"command not found: {command[0]}", 127)
 
 
+def airflow_python(env: dict[str, str]) -> Path:
+    """`.venv-airflow`'s interpreter, installed first when needed."""
+    try:
+        return airflow_env.ensure(say)
+    except airflow_env.AirflowInstallError as exc:
+        fail(str(exc))
+
+
+def airflow_tests(env: dict[str, str], args: list[str]) -> list[str]:
+    """The pytest command of the Airflow tests (all of them unless `args` name some)."""
+    config = str(ROOT / airflow_env.TESTS / "pytest.ini")
+    return [str(airflow_python(env)), "-m", "pytest", "-c", config, *(args or [airflow_env.TESTS])]
+
+
 def main(argv: list[str]) -> int:
     """Dispatch a dev.py command."""
     if sys.version_info < MIN_PYTHON:
@@ -275,7 +296,7 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(USAGE)
         return 0 if argv else 2
     command, args = argv[0], argv[1:]
-    if command not in {"setup", "test", "reference", "demo", "run"}:
+    if command not in {"setup", "test", "reference", "demo", "run", "airflow"}:
         sys.stderr.write(USAGE)
         fail(f"unknown command {command!r}", 2)
     if command == "run" and not args:
@@ -297,8 +318,18 @@ def main(argv: list[str]) -> int:
     else:
         ready = reference_env.installed(env)  # for benchmarks run by hand; never installs
         env.update(ready.variables() if ready is not None else {})
+    if command == "airflow":
+        return run([str(airflow_python(env).parent / "airflow"), *args], airflow_env.environment(env), cwd=ROOT)
     if command == "test":
-        return run([python, "-m", "pytest", *parallel(args, env), *args], env, cwd=ROOT)
+        if airflow_env.is_airflow_test_run(args):
+            return run(airflow_tests(env, args), airflow_env.environment(env), cwd=ROOT)
+        if args:
+            return run([python, "-m", "pytest", *parallel(args, env), *args], env, cwd=ROOT)
+        airflow_command = airflow_tests(env, [])  # installed before the long run, so it fails early
+        main_suite = subprocess.run([python, "-m", "pytest", *parallel(args, env)], env=env, cwd=ROOT, check=False)
+        say(f"airflow tests ({airflow_env.TESTS}/, in .venv-airflow)")
+        airflow_suite = subprocess.run(airflow_command, env=airflow_env.environment(env), cwd=ROOT, check=False)
+        return main_suite.returncode or airflow_suite.returncode
     if command == "demo":
         return run([python, "-m", "pipelines.demo", *args], env, cwd=ROOT)
     return run(args, env)

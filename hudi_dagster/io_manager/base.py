@@ -22,13 +22,13 @@ from pydantic import Field
 
 from hudi_core import HudiTable, WriteResult
 from hudi_core.hudi_table import table_exists
+from hudi_core.orchestration.writes import write_data
 from hudi_core.storage import register_storage_options
 from hudi_dagster import metadata as md
 from hudi_dagster.config import OPERATION_OPTION, TableType, WriteMode, table_write_options
 from hudi_dagster.handler import HudiTypeHandler
 from hudi_dagster.partitions import Filter, partition_columns, partition_filters
 from hudi_dagster.replace import maps_whole_partitions, plan_replace
-from hudi_dagster.resource import write_data
 
 
 class HudiIOManager(dg.ConfigurableIOManager):

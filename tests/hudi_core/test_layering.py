@@ -19,6 +19,8 @@ Floors, from the ground up (a package on a floor may import its own floor and th
     services        table services, inline scheduling, metadata indexing and validation, upgrades
     hudi_table      the façade: HudiTable, write_hudi
     cli, spark      entry points: the command line; Spark sessions, the data source, DataFrame writes
+    orchestration   what orchestrator integrations share (hudi_dagster, hudi_airflow): the write that
+                    follows its data's engine, consumers' commit windows, the CDC mirror, services
 
 Every import counts, those under TYPE_CHECKING and inside functions too, and there are no exceptions.
 """
@@ -45,6 +47,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("services",),
     ("hudi_table",),
     ("cli", "spark"),
+    ("orchestration",),
 )
 
 

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("hudi_core", "hudi_dagster")
+PACKAGES = ("hudi_core", "hudi_dagster", "hudi_airflow")
 DECLARATIONS = ROOT / "hudi_core" / "config"
 KEY = re.compile(r"hoodie(?:\.[A-Za-z0-9_]+)+")
 NOT_KEYS = {"hoodie.properties", "hoodie.properties.backup"}

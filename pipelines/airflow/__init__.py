@@ -1,0 +1,1 @@
+"""The example lakehouse as Airflow DAGs (`lakehouse.py`), on `hudi_airflow`."""
