@@ -117,3 +117,27 @@ def test_s3_table_through_an_aws_connection(tmp_path: Path, s3_endpoint: str, mo
     ).list_objects_v2(Bucket=bucket, Prefix="lake/silver/.hoodie/")
     assert keys["KeyCount"] > 0
     assert os.environ.get("AWS_ENDPOINT_URL") is None
+
+
+def test_savepoint_and_restore(tmp_path: Path) -> None:
+    from hudi_airflow.operators import HudiRestoreOperator, HudiTableServiceOperator, HudiWriteOperator  # noqa: PLC0415
+
+    table, first, second = str(tmp_path / "t"), tmp_path / "a.parquet", tmp_path / "b.parquet"
+    pq.write_table(ROWS.slice(0, 6), first)
+    pq.write_table(ROWS.slice(6), second)
+    options = {"hoodie.table.name": "t", "hoodie.datasource.write.recordkey.field": "id"}
+    write = HudiWriteOperator(task_id="w", table_path=table, source=str(first), hudi_options=options)
+    write.execute({"task": write})
+    savepoint = HudiTableServiceOperator(task_id="s", table_path=table, service="savepoint")
+    saved = savepoint.execute({"task": savepoint})
+    assert saved["ran"] and saved["instant_time"]
+    more = HudiWriteOperator(task_id="w2", table_path=table, source=str(second), hudi_options=options)
+    more.execute({"task": more})
+    assert len(_table_rows(table)) == ROWS.num_rows
+
+    restore = HudiRestoreOperator(task_id="r", table_path=table)
+    restored = restore.execute({"task": restore})
+    assert restored["restored_to"] == saved["instant_time"]
+    assert _table_rows(table) == sorted(ROWS.slice(0, 6).to_pylist(), key=lambda r: r["id"])
+    again = HudiTableServiceOperator(task_id="s2", table_path=table, service="savepoint")
+    assert not again.execute({"task": again})["ran"]  # the newest commit has its savepoint already

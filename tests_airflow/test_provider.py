@@ -34,6 +34,10 @@ BAD_DAGS = {
         "checkpoint_identifier='x')",
         "task 'c': give after or a consumer's checkpoint (consumer_table_path), not both",
     ),
+    "consumer_engine": (
+        "HudiIncrementalOperator(task_id='i', source_path='/s', table_path='/t', engine='spark')",
+        "task 'i': engine='spark' is not one of 'arrow'",
+    ),
     "path": (
         "HudiWriteOperator(task_id='w', table_path='', source='/in.csv')",
         "task 'w': table_path must be a table path or URI, got ''",

@@ -69,6 +69,7 @@ class _WindowOperator(HudiBaseOperator):
             kwargs["outlets"] = default_outlets(table_path, kwargs)
         super().__init__(table_path=table_path or output_dir or "", **kwargs)
         arguments.check_path(self.task_id, "source_path", source_path)
+        arguments.check_choice(self.task_id, "engine", self.engine, ("arrow",))  # windows are read in Arrow
         arguments.check_choice(self.task_id, "operation", operation, ("upsert", "insert", "bulk_insert"))
         self.source_path = source_path
         self.output_dir = output_dir

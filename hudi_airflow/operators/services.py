@@ -74,6 +74,7 @@ class HudiRestoreOperator(HudiBaseOperator):
     def __init__(self, *, table_path: str, instant: str | None = None, **kwargs: Any) -> None:
         kwargs["outlets"] = default_outlets(table_path, kwargs)
         super().__init__(table_path=table_path, **kwargs)
+        arguments.check_choice(self.task_id, "engine", self.engine, ("arrow",))  # a restore rewrites no files
         self.instant = instant
 
     def execute(self, context: Any) -> dict[str, Any]:

@@ -135,3 +135,22 @@ def test_no_modules_import_each_other_in_a_cycle() -> None:
     for module in sorted(graph):
         if module not in state:
             visit(module)
+
+
+def test_integrations_stay_apart() -> None:
+    """hudi_core imports neither integration; hudi_dagster and hudi_airflow never import each other
+    (they run in different environments: .venv and .venv-airflow)."""
+    root = PACKAGE.parent
+    rules = {
+        "hudi_core": ("hudi_dagster", "hudi_airflow"),
+        "hudi_dagster": ("hudi_airflow",),
+        "hudi_airflow": ("hudi_dagster",),
+    }
+    found = []
+    for package, forbidden in rules.items():
+        for path in sorted((root / package).rglob("*.py")):
+            for target in _imports(path, _module_name(path)):
+                if target.split(".")[0] in forbidden:
+                    found.append(f"{path.relative_to(root)} imports {target}")
+    assert not found, "\n".join(found)
+
