@@ -67,6 +67,8 @@ class _WindowOperator(HudiBaseOperator):
             )
         if table_path is not None:
             kwargs["outlets"] = default_outlets(table_path, kwargs)
+        # The base's table_path is the target's location either way (its storage connection, its
+        # lineage); `output_dir` says the target is files.
         super().__init__(table_path=table_path or output_dir or "", **kwargs)
         arguments.check_path(self.task_id, "source_path", source_path)
         arguments.check_choice(self.task_id, "engine", self.engine, ("arrow",))  # windows are read in Arrow
@@ -91,7 +93,7 @@ class _WindowOperator(HudiBaseOperator):
             window = pending_window(self.source_path, self.table_path, identifier)
         else:
             storage = source.storage_options()
-            checkpoint = files_checkpoint(self.table_path, identifier, storage)
+            checkpoint = files_checkpoint(self.output_dir or "", identifier, storage)
             window = change_window(HudiTable(self.source_path).timeline, checkpoint)
         if window is None:
             raise AirflowSkipException(f"no new commits in {self.source_path} for {identifier}")
@@ -106,7 +108,7 @@ class _WindowOperator(HudiBaseOperator):
             rows = self.read_window(window)
             rows = self.transform(rows) if self.transform is not None else rows
             written = write_window_file(
-                self.table_path, identifier, window.start, window.end, rows, source.storage_options()
+                self.output_dir or "", identifier, window.start, window.end, rows, source.storage_options()
             )
             summary = {"file": written, "rows": rows.num_rows}
         self.log.info("committed %s", summary)
