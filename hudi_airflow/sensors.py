@@ -89,9 +89,7 @@ class HudiCommitSensor(BaseSensorOperator):
         found = self.poke(context)
         if found.is_done:
             return found.xcom_value
-        trigger = HudiCommitTrigger(
-            self.table_path, self.last_processed(), float(self.poke_interval), self._hook().storage_options()
-        )
+        trigger = HudiCommitTrigger(self.table_path, self.last_processed(), float(self.poke_interval), self.aws_conn_id)
         self.defer(trigger=trigger, method_name="execute_complete", timeout=timedelta(seconds=float(self.timeout)))
 
     def execute_complete(self, context: Any, event: dict[str, Any]) -> dict[str, Any]:

@@ -24,8 +24,14 @@ def spark_master(conn_id: str) -> str:
 
 
 @contextmanager
-def spark_session(conn_id: str, conf: Mapping[str, str]) -> Iterator[SparkSession]:
-    """The process's active session, else one on the connection's master, stopped afterwards."""
+def spark_session(
+    conn_id: str, conf: Mapping[str, str], storage_options: Mapping[str, str] | None = None
+) -> Iterator[SparkSession]:
+    """The process's active session, else one on the connection's master, stopped afterwards.
+
+    `storage_options` (a table's `aws` connection) reach the executors as their environment
+    (`spark.executorEnv.*`, under `conf`): they are other processes, which the driver's registered
+    settings do not reach."""
     from pyspark.sql import SparkSession  # noqa: PLC0415 - PySpark is the `spark` extra
 
     from hudi_core import spark as hudi_spark  # noqa: PLC0415
@@ -35,7 +41,8 @@ def spark_session(conn_id: str, conf: Mapping[str, str]) -> Iterator[SparkSessio
         hudi_spark.register(active)
         yield active
         return
-    session = hudi_spark.session(spark_master(conn_id), **dict(conf))
+    executor_env = {f"spark.executorEnv.{name}": value for name, value in (storage_options or {}).items()}
+    session = hudi_spark.session(spark_master(conn_id), **{**executor_env, **conf})
     try:
         yield session
     finally:

@@ -4,10 +4,13 @@ and not on that process's compaction; it resumes from a consumer's checkpoint.""
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from hudi_core import HudiTable, write_hudi
 from tests_airflow.conftest import TEST_DAGS
@@ -19,7 +22,9 @@ def _writer_process(path: Path, marker: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", "tests_airflow.table_writer", str(path), str(marker)])
 
 
-def test_deferred_sensor_fires_on_a_data_commit_not_on_a_compaction(tmp_path: Path) -> None:
+def test_deferred_sensor_fires_on_a_data_commit_not_on_a_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from airflow.dag_processing.dagbag import DagBag  # noqa: PLC0415
 
     from hudi_airflow.triggers import HudiCommitTrigger  # noqa: PLC0415
@@ -30,10 +35,14 @@ def test_deferred_sensor_fires_on_a_data_commit_not_on_a_compaction(tmp_path: Pa
     table = HudiTable(str(path))
     seen = table.timeline.completion_order_key(table.timeline.completed_data_instants()[-1])
     marker = tmp_path / "deferred"
+    # The trigger reads the sensor's aws connection itself (its settings are harmless for a local table).
+    connection = {"conn_type": "aws", "login": "key", "password": "secret", "extra": {"region_name": "eu-west-1"}}
+    monkeypatch.setenv("AIRFLOW_CONN_HUDI_SENSOR_AWS", json.dumps(connection))
 
     original_run = HudiCommitTrigger.run
 
     async def run_and_mark(self: HudiCommitTrigger) -> Any:  # the writer starts once the task deferred
+        assert self.aws_conn_id == "hudi_sensor_aws" and "secret" not in json.dumps(self.serialize()[1])
         marker.touch()
         async with asyncio.timeout(60):  # a writer that failed must not leave the test waiting
             async for event in original_run(self):

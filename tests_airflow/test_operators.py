@@ -141,3 +141,17 @@ def test_savepoint_and_restore(tmp_path: Path) -> None:
     assert _table_rows(table) == sorted(ROWS.slice(0, 6).to_pylist(), key=lambda r: r["id"])
     again = HudiTableServiceOperator(task_id="s2", table_path=table, service="savepoint")
     assert not again.execute({"task": again})["ran"]  # the newest commit has its savepoint already
+
+
+def test_spark_sessions_give_executors_the_connections_storage_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hudi_airflow.spark import spark_master, spark_session  # noqa: PLC0415
+
+    monkeypatch.setenv("AIRFLOW_CONN_SPARK_LOCAL", json.dumps({"conn_type": "spark", "host": "local[1]"}))
+    monkeypatch.setenv(
+        "AIRFLOW_CONN_SPARK_CLUSTER", json.dumps({"conn_type": "spark", "host": "spark://h", "port": 7077})
+    )
+    assert spark_master("spark_cluster") == "spark://h:7077"
+    settings = {"AWS_REGION": "eu-west-1", "AWS_ENDPOINT_URL": "http://127.0.0.1:9"}
+    with spark_session("spark_local", {"spark.ui.enabled": "false"}, settings) as session:
+        assert session.conf.get("spark.executorEnv.AWS_REGION") == "eu-west-1"
+        assert session.conf.get("spark.executorEnv.AWS_ENDPOINT_URL") == "http://127.0.0.1:9"

@@ -53,14 +53,14 @@ class HudiTableServiceOperator(HudiBaseOperator):
 
     @contextmanager
     def _table(self) -> Iterator[HudiTable]:
-        self.hook().storage_options()
+        storage_options = self.hook().storage_options()
         if self.engine != "spark":
             yield HudiTable(self.table_path, self.hudi_options, task_runner=run_locally)
             return
         from hudi_airflow.spark import spark_session  # noqa: PLC0415 - PySpark is the `spark` extra
         from hudi_core.spark.services import spark_runner  # noqa: PLC0415
 
-        with spark_session(self.spark_conn_id, self.spark_conf) as session:
+        with spark_session(self.spark_conn_id, self.spark_conf, storage_options) as session:
             runner = spark_runner(session, f"hudi {self.service} of {self.table_path}")
             yield HudiTable(self.table_path, self.hudi_options, task_runner=runner)
 

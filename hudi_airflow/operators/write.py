@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hudi_airflow import arguments, sources
@@ -68,8 +68,7 @@ class HudiWriteOperator(HudiBaseOperator):
     def execute(self, context: Any) -> dict[str, Any]:
         hook = self.hook()
         if self.engine == "spark":
-            hook.storage_options()
-            result = self._write_on_spark()
+            result = self._write_on_spark(hook.storage_options())
         else:
             data = sources.read_source(self.source, self.source_format, hook.storage_options())
             self.log.info(
@@ -81,12 +80,12 @@ class HudiWriteOperator(HudiBaseOperator):
         record_asset_event(context, self.table_path, summary)
         return summary
 
-    def _write_on_spark(self) -> WriteResult:
+    def _write_on_spark(self, storage_options: Mapping[str, str]) -> WriteResult:
         from hudi_airflow.spark import spark_session  # noqa: PLC0415 - PySpark is the `spark` extra
 
         paths = sources.source_paths(self.source)
         fmt = sources.source_format(paths, self.source_format)
-        with spark_session(self.spark_conn_id, self.spark_conf) as session:
+        with spark_session(self.spark_conn_id, self.spark_conf, storage_options) as session:
             reader = session.read.format(fmt)
             if fmt == "csv":
                 reader = reader.option("header", "true").option("inferSchema", "true")
