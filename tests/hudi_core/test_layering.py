@@ -153,4 +153,3 @@ def test_integrations_stay_apart() -> None:
                 if target.split(".")[0] in forbidden:
                     found.append(f"{path.relative_to(root)} imports {target}")
     assert not found, "\n".join(found)
-
