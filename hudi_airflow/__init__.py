@@ -38,6 +38,7 @@ def get_provider_info() -> dict[str, Any]:
                     "hudi_airflow.operators.write",
                     "hudi_airflow.operators.consume",
                     "hudi_airflow.operators.services",
+                    "hudi_airflow.operators.sync",
                 ],
             }
         ],

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from hudi_core.config import validate_options
 from hudi_core.config.write import WriteOperation
+from hudi_core.errors import HudiConfigError
 
 ENGINES = ("arrow", "spark")
 WRITE_OPERATIONS = tuple(o.value for o in WriteOperation if o is not WriteOperation.DELETE_PARTITION)
@@ -46,3 +48,14 @@ def check_options(task_id: str, options: Mapping[str, Any] | None) -> None:
     bad = sorted(k for k in options if not isinstance(k, str) or not k.startswith("hoodie."))
     if bad:
         raise HudiOperatorArgumentError(f"task {task_id!r}: hudi_options takes hoodie.* names only, not {bad}")
+
+
+def check_option_values(task_id: str, options: Mapping[str, Any] | None) -> None:
+    """The values of `options` parse (those still templates are checked when the task runs)."""
+    if not options or is_templated(options):
+        return
+    concrete = {k: v for k, v in options.items() if not is_templated(v)}
+    try:
+        validate_options(concrete)
+    except HudiConfigError as e:
+        raise HudiOperatorArgumentError(f"task {task_id!r}: {e}") from e

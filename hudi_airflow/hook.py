@@ -40,6 +40,21 @@ def storage_options_of(connection: Any) -> dict[str, str]:
     return {name: str(value) for name, value in found.items() if value}
 
 
+def glue_settings_of(connection: Any) -> dict[str, str]:
+    """AWS Glue's credentials, region and endpoint from an `aws` connection, under the AWS variable
+    names `hudi_core.sync` takes: the keys and region as for S3; the endpoint from extra
+    `service_config.glue.endpoint_url`, else the connection-wide `endpoint_url` (as the Amazon
+    provider reads them), never S3's own."""
+    settings = storage_options_of(connection)
+    settings.pop("AWS_ENDPOINT_URL", None)
+    extra: Mapping[str, Any] = connection.extra_dejson or {}
+    glue_config = (extra.get("service_config") or {}).get("glue") or {}
+    endpoint = glue_config.get("endpoint_url") or extra.get("endpoint_url")
+    if endpoint:
+        settings["AWS_ENDPOINT_URL_GLUE"] = str(endpoint)
+    return settings
+
+
 class HudiHook(BaseHook):
     """A Hudi table at `table_path` (a local path, `file://` or `s3://` URI).
 
@@ -70,6 +85,11 @@ class HudiHook(BaseHook):
             if self._storage_options:
                 register_storage_options(self.table_path, self._storage_options)
         return self._storage_options
+
+    def glue_settings(self) -> dict[str, str]:
+        """AWS Glue's settings from the connection (`glue_settings_of`), else none (boto3's own)."""
+        connection = self.get_connection(self.aws_conn_id) if self.aws_conn_id else None
+        return glue_settings_of(connection) if connection is not None else {}
 
     def exists(self) -> bool:
         """Whether a Hudi table is at the path."""

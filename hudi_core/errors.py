@@ -90,3 +90,11 @@ class InvalidKeyError(HudiError, ValueError):
 
 class TableExistsError(HudiError):
     """A table is being created where one already exists."""
+
+
+class MetaSyncError(HudiError):
+    """A catalog (Hive metastore, AWS Glue) could not be brought up to date with a table.
+
+    The table itself is unchanged by a failed sync: a write whose sync fails has committed, and the
+    next sync (after the next write, or `hudi-core sync`) catches the catalog up.
+    """

@@ -42,6 +42,7 @@ from hudi_core.services.inline import with_inline_services
 from hudi_core.services.metadata_validation import MetadataValidation, validate_metadata
 from hudi_core.services.upgrade import upgrade_if_needed
 from hudi_core.storage import Storage
+from hudi_core.sync import with_meta_sync
 from hudi_core.table.cdc import CdcReader
 from hudi_core.table.checkpoint import latest_checkpoint
 from hudi_core.table.create import table_definition, write_new_table
@@ -342,7 +343,8 @@ class HudiTable:
         client = WriteClient(self._storage, merged)
         check_decided_options(operation, merged, self.table_config)
         result = client.write(operation, data, partitions, checkpoint, checkpoint_identifier, deletes)
-        return with_inline_services(result, ServiceContext(self._storage, merged))
+        result = with_inline_services(result, ServiceContext(self._storage, merged))
+        return with_meta_sync(result, self._storage, merged)
 
     def upsert(
         self,

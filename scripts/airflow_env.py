@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv-airflow"
 STAMP = VENV / ".hudi-dagster-installed"
 CONSTRAINTS = ROOT / "scripts" / "constraints" / "airflow-3.3.2-python3.11.txt"
-EXTRAS = "airflow,spark,s3,test,lint"
+EXTRAS = "airflow,spark,s3,hive,test,lint"
 SPARK_PROVIDER = "apache-airflow-providers-apache-spark==6.3.4"
 TESTS = "tests_airflow"
 

@@ -38,12 +38,12 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-import airflow_env
-import browser
-import reference_env
-
 MIN_PYTHON = (3, 11)
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the scripts are modules of the `scripts` package, as the tests import them
+
+from scripts import airflow_env, browser, hive_metastore_env, reference_env  # noqa: E402
+
 VENV = ROOT / ".venv"
 STAMP = VENV / ".hudi-dagster-installed"
 USAGE = """\
@@ -217,6 +217,15 @@ def reference_variables(env: dict[str, str], required: bool) -> dict[str, str]:
     return {**ready.variables(), reference_env.REQUIRED_VARIABLE: "1"}
 
 
+def hive_metastore_variables(env: dict[str, str]) -> dict[str, str]:
+    """Install the tests' Hive metastore (once) and return its HUDI_HIVE_METASTORE_* variables; an
+    install that fails is fatal under CI, elsewhere the tests' skip reason."""
+    try:
+        return hive_metastore_env.variables(env, say)
+    except hive_metastore_env.HiveMetastoreInstallError as exc:
+        fail(f"hive metastore: {exc}")
+
+
 def spark_class_archive(python: str, env: dict[str, str]) -> dict[str, str]:
     """The tests' variable naming the Spark class archive, built once into the cache; none (and
     the tests start their JVMs as usual) when it cannot be built."""
@@ -313,6 +322,7 @@ def main(argv: list[str]) -> int:
         return 0
     if command == "test":
         env.update(reference_variables(env, required=False))
+        env.update(hive_metastore_variables(env))
         env.update(browser.ensure_chromium(env, say))
         env.update(spark_class_archive(python, env))
     else:

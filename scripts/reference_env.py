@@ -17,9 +17,7 @@ Python only) or the mirror ``$HUDI_REFERENCE_MAVEN_REPOSITORY`` names, checked a
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -27,9 +25,12 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from scripts import cached_install
+from scripts.cached_install import install_lock, read_stamp, write_stamp
 
 PYSPARK_VERSION = "3.5.9"
 HUDI_VERSIONS = ("1.2.0",)
@@ -98,7 +99,7 @@ class ReferenceEnvironment:
 
 def is_required(env: Mapping[str, str]) -> bool:
     """Missing is a failure, not a skip: under CI, or when dev.py installed it for this run."""
-    return env.get("CI", "").strip().lower() in {"true", "1"} or env.get(REQUIRED_VARIABLE) == "1"
+    return cached_install.is_required(env, REQUIRED_VARIABLE)
 
 
 def from_variables(env: Mapping[str, str]) -> ReferenceEnvironment | str:
@@ -126,9 +127,7 @@ def bundle_version(jar: Path) -> str | None:
 
 def cache_root(env: Mapping[str, str]) -> Path:
     """``$XDG_CACHE_HOME/hudi-dagster/apache-hudi`` or ``~/.cache/hudi-dagster/apache-hudi``."""
-    xdg = env.get("XDG_CACHE_HOME", "").strip()
-    base = Path(xdg) if xdg else Path(env.get("HOME", "").strip() or Path.home()) / ".cache"
-    return base / "hudi-dagster" / "apache-hudi"
+    return cached_install.cache_dir(env, "apache-hudi")
 
 
 def _venv_dir(root: Path) -> Path:
@@ -143,18 +142,10 @@ def _jar_path(root: Path, bundle: Bundle) -> Path:
     return root / "jars" / bundle.file_name
 
 
-def _read_stamp(root: Path) -> dict[str, object] | None:
-    try:
-        document = json.loads((root / "installed.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return document if isinstance(document, dict) else None
-
-
 def installed(env: Mapping[str, str]) -> ReferenceEnvironment | None:
     """The environment when the stamp matches and its files are there; never downloads anything."""
     root = cache_root(env)
-    stamp = _read_stamp(root)
+    stamp = read_stamp(root)
     if stamp is None or stamp.get("pyspark") != PYSPARK_VERSION:
         return None
     bundles = stamp.get("bundles")
@@ -166,18 +157,6 @@ def installed(env: Mapping[str, str]) -> ReferenceEnvironment | None:
     if not python.exists() or not all(jar.is_file() for jar in jars):
         return None
     return ReferenceEnvironment(python, jars)
-
-
-@contextlib.contextmanager
-def _install_lock(root: Path) -> Iterator[None]:
-    """Serialise installs of concurrent test runs that share the cache."""
-    root.mkdir(parents=True, exist_ok=True)
-    with (root / ".install.lock").open("w") as handle:
-        if os.name == "posix":
-            import fcntl  # noqa: PLC0415 - POSIX only
-
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
 
 
 def _run(command: list[str], what: str, timeout: float) -> None:
@@ -293,12 +272,12 @@ def install(env: Mapping[str, str], say: Callable[[str], None]) -> ReferenceEnvi
     if ready is not None:
         return ready
     root = cache_root(env)
-    with _install_lock(root):
+    with install_lock(root):
         ready = installed(env)  # another run may have installed it while this one waited
         if ready is not None:
             return ready
         started = time.monotonic()
-        stamp = _read_stamp(root) or {}
+        stamp = read_stamp(root) or {}
         python = _venv_python(_venv_dir(root))
         if stamp.get("pyspark") != PYSPARK_VERSION or not python.exists():
             python = _install_venv(root, say)
@@ -311,9 +290,7 @@ def install(env: Mapping[str, str], say: Callable[[str], None]) -> ReferenceEnvi
             else:
                 digests[bundle.file_name] = install_jar(root, bundle, env.get(REPOSITORY_VARIABLE) or None, say)
         document = {"pyspark": PYSPARK_VERSION, "python": sys.executable, "bundles": digests}
-        partial = root / ".installed.json.partial"
-        partial.write_text(json.dumps(document, indent=2) + "\n")
-        partial.replace(root / "installed.json")
+        write_stamp(root, document)
         say(f"installed in {time.monotonic() - started:.0f} s")
     result = installed(env)
     if result is None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import click
 import pyarrow as pa
 
-from hudi_core.cli import data, health, inspection, services
+from hudi_core.cli import catalog, data, health, inspection, services
 from hudi_core.cli.options import global_flags
 from hudi_core.cli.render import Output
 from hudi_core.errors import HudiError
@@ -63,6 +63,7 @@ for command in (
     services.restore,
     health.validate,
     health.stats,
+    catalog.sync,
 ):
     cli.add_command(command)
 

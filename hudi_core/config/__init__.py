@@ -366,7 +366,7 @@ def java_class_parser(enum_type: type[E], package: str, noun: str) -> Callable[[
 
 # The family modules register their options on import (they need the names above); the catalog
 # then registers every other Hudi 1.0.2 key as ignored or unsupported.
-from hudi_core.config import concurrency, metadata, read, services, table, write  # noqa: E402, F401
+from hudi_core.config import concurrency, metadata, read, services, sync, table, write  # noqa: E402, F401
 from hudi_core.config.catalog import register_catalog  # noqa: E402
 
 register_catalog()

@@ -9,6 +9,7 @@ Example::
     nyc = hudi_spark.read(spark, "/data/trips", filters=[("city", "=", "nyc")])   # pruned
     hudi_spark.write(updates, "/data/trips", {"hoodie.datasource.write.operation": "upsert"})
     changes = spark.readStream.format("hudi").load("/data/trips")        # commits as a stream
+    synced = hudi_spark.table(spark, "lake.trips")    # a table synced to the session's catalog
     hudi_spark.write_stream(changes, "/data/trips_copy", options, checkpoint_location="/chk/copy")
 
 `spark.read.format("hudi")` reads every partition and file a query's snapshot holds and lets Spark
@@ -38,10 +39,10 @@ from pyspark.sql import DataFrame, SparkSession
 from hudi_core.engine.java_runtime import configure_process_for_spark
 from hudi_core.engine.spark.defaults import DEFAULT_CONF, quiet_start
 from hudi_core.hudi_table import Filters
-from hudi_core.spark.datasource import HudiDataSource
+from hudi_core.spark.catalog import table
+from hudi_core.spark.datasource import register
 from hudi_core.spark.planned_read import planned_frame
 from hudi_core.spark.services import clean, cluster, compact, log_compact, spark_runner
-from hudi_core.spark.splits import SplitSizing
 from hudi_core.spark.stream_write import write_stream
 from hudi_core.spark.write import write
 from hudi_core.write.client import WriteResult
@@ -57,6 +58,7 @@ __all__ = [
     "register",
     "session",
     "spark_runner",
+    "table",
     "write",
     "write_stream",
 ]
@@ -86,19 +88,6 @@ def session(master: str = "local[*]", remote: str | None = None, **conf: Any) ->
     spark = builder.getOrCreate()
     register(spark)
     return spark
-
-
-def register(spark: SparkSession) -> None:
-    """Registers the `hudi` data source: `spark.read.format("hudi")`, `df.write.format("hudi")`.
-
-    The source works with Python data source filter pushdown on or off
-    (`spark.sql.python.filterPushdown.enabled`): it takes no pushed filters. Its reads size tasks
-    by the session's `spark.sql.files.maxPartitionBytes` and `openCostInBytes` as they are now (a
-    data source plans without a session; register again after changing them, or set them as
-    options of one read).
-    """
-    sized = type("HudiDataSource", (HudiDataSource,), {"session_sizing": SplitSizing.of_session(spark)})
-    spark.dataSource.register(sized)
 
 
 def read(

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 
 import pyarrow as pa
+from pyspark.sql import SparkSession
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceReader,
@@ -121,3 +122,16 @@ class HudiReader(DataSourceReader):
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         path, _ = hudi_options(self._options)
         yield from read_partition(path, partition, self._schema)
+
+
+def register(spark: SparkSession) -> None:
+    """Registers the `hudi` data source: `spark.read.format("hudi")`, `df.write.format("hudi")`.
+
+    The source works with Python data source filter pushdown on or off
+    (`spark.sql.python.filterPushdown.enabled`): it takes no pushed filters. Its reads size tasks
+    by the session's `spark.sql.files.maxPartitionBytes` and `openCostInBytes` as they are now (a
+    data source plans without a session; register again after changing them, or set them as
+    options of one read).
+    """
+    sized = type("HudiDataSource", (HudiDataSource,), {"session_sizing": SplitSizing.of_session(spark)})
+    spark.dataSource.register(sized)

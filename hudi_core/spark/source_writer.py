@@ -35,6 +35,7 @@ from hudi_core.schema.arrow_avro import table_avro_schema
 from hudi_core.services.base import ServiceContext
 from hudi_core.services.inline import run_inline_services
 from hudi_core.storage import Storage
+from hudi_core.sync import sync_after_commit
 from hudi_core.table.listing import latest_slices
 from hudi_core.timeline.commit_metadata import WriteStat
 from hudi_core.write.client import WriteClient, current_data_schema, write_context
@@ -143,6 +144,7 @@ class HudiSourceWriter(DataSourceArrowWriter):
         client = WriteClient(storage, self.options)
         client.finish(self.operation, self.inflight, stats, self.schema, self.replaced)
         run_inline_services(ServiceContext(storage, self.options))
+        sync_after_commit(storage, self.options, self.inflight.requested_time)
 
     def abort(self, messages: list[WriterCommitMessage | None]) -> None:
         WriteClient(Storage(self.path), self.options).abort(self.inflight, self.operation)

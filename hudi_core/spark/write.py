@@ -76,6 +76,7 @@ from hudi_core.services.base import ServiceContext
 from hudi_core.services.inline import with_inline_services
 from hudi_core.spark.services import spark_runner
 from hudi_core.storage import Storage
+from hudi_core.sync import with_meta_sync
 from hudi_core.table.state import TableState
 from hudi_core.timeline import Timeline
 from hudi_core.timeline.commit_metadata import WriteStat
@@ -150,7 +151,8 @@ def write(
             result = _translated(lambda: client.run(operation, job.plan, checkpoint, checkpoint_identifier, settings))
         finally:
             job.release()
-    return with_inline_services(result, ServiceContext(table.storage, opts, spark_runner(df.sparkSession)))
+    result = with_inline_services(result, ServiceContext(table.storage, opts, spark_runner(df.sparkSession)))
+    return with_meta_sync(result, table.storage, opts)
 
 
 def _translated(action: Callable[[], WriteResult]) -> WriteResult:

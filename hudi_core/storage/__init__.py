@@ -113,6 +113,10 @@ def _resolve(base_uri: str, options: Mapping[str, str]) -> tuple[pafs.FileSystem
         if not path or path.startswith("/"):
             raise HudiStorageError(f"{base_uri} names no bucket")
         return _s3_file_system(options), path, f"{scheme}://{path}"
+    if "://" not in base_uri and base_uri.startswith("file:/"):
+        # Hadoop's spelling of a local path (`file:/x`): what Hive metastores and Spark print.
+        path = os.path.abspath(base_uri[len("file:") :])
+        return pafs.LocalFileSystem(), path, "file://" + path
     if "://" not in base_uri:
         path = os.path.abspath(os.path.expanduser(base_uri))
         return pafs.LocalFileSystem(), path, "file://" + path

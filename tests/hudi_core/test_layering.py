@@ -17,6 +17,7 @@ Floors, from the ground up (a package on a floor may import its own floor and th
                     writes it fans out, and the write client's commit protocol
     engine          where file-group work runs: Arrow threads in process, Spark executors
     services        table services, inline scheduling, metadata indexing and validation, upgrades
+    sync            catalog (meta) sync: the Hive metastore and AWS Glue registrations of a table
     hudi_table      the façade: HudiTable, write_hudi
     cli, spark      entry points: the command line; Spark sessions, the data source, DataFrame writes
     orchestration   what orchestrator integrations share (hudi_dagster, hudi_airflow): the write that
@@ -44,7 +45,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("concurrency",),
     ("write",),
     ("engine",),
-    ("services",),
+    ("services", "sync"),
     ("hudi_table",),
     ("cli", "spark"),
     ("orchestration",),

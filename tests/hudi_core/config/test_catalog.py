@@ -64,7 +64,7 @@ def test_catalog_covers_hudi_1_0_2() -> None:
         ("hoodie.bloom.index.filter.dynamic.max.entries", "100000", OptionStatus.IMPLEMENTED),
         ("hoodie.upsert.shuffle.parallelism", "0", OptionStatus.IGNORED),
         ("hoodie.bulkinsert.shuffle.parallelism", "0", OptionStatus.IGNORED),
-        ("hoodie.datasource.hive_sync.enable", "false", OptionStatus.IGNORED),
+        ("hoodie.datasource.hive_sync.enable", "false", OptionStatus.IMPLEMENTED),
         ("hoodie.datasource.hive_sync.jdbcurl", "jdbc:hive2://localhost:10000", OptionStatus.IGNORED),
         ("hoodie.clean.commits.retained", "10", OptionStatus.IMPLEMENTED),
         ("hoodie.cleaner.commits.retained", "10", OptionStatus.IMPLEMENTED),
