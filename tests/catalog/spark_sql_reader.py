@@ -1,9 +1,11 @@
 """Reads tables synced to a Hive metastore through Spark SQL, in a process of its own (a Hive catalog
 needs a session of its own, and a process has one SparkContext).
 
-    python -m tests.catalog.spark_sql_reader thrift://127.0.0.1:PORT WAREHOUSE TABLE [TABLE ...]
+    python -m tests.catalog.spark_sql_reader thrift://127.0.0.1:PORT WAREHOUSE WRITE TABLE [TABLE ...]
 
-Prints one JSON object: per table name, the rows `hudi_core.spark.table` reads (data columns,
+WRITE is a JSON object {"path": ..., "rows": [...], "options": {...}}: rows the Spark engine upserts
+into the table at `path` first, with Hudi options that sync it (or {} for no write). Prints one
+JSON object: per table name, the rows `hudi_core.spark.table` reads (data columns,
 sorted by id), and under "plain_sql" what `spark.sql("SELECT * FROM <first table>")` does without
 them: the error class Spark raises.
 """
@@ -17,7 +19,7 @@ from typing import Any
 from hudi_core import spark as hudi_spark
 
 
-def main(uri: str, warehouse: str, names: list[str]) -> dict[str, Any]:
+def main(uri: str, warehouse: str, write: dict[str, Any], names: list[str]) -> dict[str, Any]:
     spark = hudi_spark.session(
         "local[1]",
         **{
@@ -28,6 +30,8 @@ def main(uri: str, warehouse: str, names: list[str]) -> dict[str, Any]:
         },
     )
     try:
+        if write:
+            hudi_spark.write(spark.createDataFrame(write["rows"]), write["path"], write["options"])
         found: dict[str, Any] = {}
         for name in names:
             frame = hudi_spark.table(spark, name).select("id", "fare", "dt").orderBy("id")
@@ -44,4 +48,4 @@ def main(uri: str, warehouse: str, names: list[str]) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(sys.argv[1], sys.argv[2], sys.argv[3:])))
+    print(json.dumps(main(sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4:])))

@@ -1,6 +1,7 @@
 """Spark SQL over the metastore: a Spark session with a Hive catalog finds the synced tables, and
 `hudi_core.spark.table(spark, "db.table")` reads the same rows as `HudiTable.read()`: the snapshot
-for `<table>` and `<table>_rt`, the base files only for `<table>_ro`.
+for `<table>` and `<table>_rt`, the base files only for `<table>_ro`. A write by the Spark engine
+syncs after its commit too (its new partition is registered before the reads).
 
 Spark 4 resolves the catalog's provider `hudi` to our Python data source but hands it only the
 query's options, never the table's location, so plain `SELECT * FROM db.table` fails; the last
@@ -19,6 +20,7 @@ import pytest
 
 from hudi_core import HudiTable
 from tests.catalog.hive_metastore import HiveMetastoreServer
+from tests.catalog.metastore_client import MetastoreClient
 
 pytestmark = pytest.mark.slow  # a Spark driver with a Hive catalog: about 15 s
 
@@ -51,9 +53,14 @@ def test_synced_tables_read_through_the_session_catalog(tmp_path: Path, hive_met
     table.upsert(first, options)
     table.upsert(pa.table({"id": [2], "fare": [20.0], "ts": [2], "dt": ["d1"]}), options)  # a log file
     names = [f"{database}.rides", f"{database}.rides_rt", f"{database}.rides_ro"]
+    spark_write = {
+        "path": table.base_uri,
+        "rows": [{"id": 4, "fare": 4.0, "ts": 3, "dt": "d3"}],
+        "options": {**options, "hoodie.datasource.write.operation": "upsert"},
+    }
     reader = [sys.executable, "-m", "tests.catalog.spark_sql_reader", hive_metastore.uri, str(tmp_path / "warehouse")]
     run = subprocess.run(
-        [*reader, *names],
+        [*reader, json.dumps(spark_write), *names],
         capture_output=True,
         text=True,
         timeout=300,
@@ -61,7 +68,12 @@ def test_synced_tables_read_through_the_session_catalog(tmp_path: Path, hive_met
     )
     assert run.returncode == 0, run.stderr[-3000:]
     found = json.loads(run.stdout.strip().splitlines()[-1])
+    with MetastoreClient(hive_metastore.uri) as metastore:
+        assert sorted(metastore.partitions(database, "rides")) == [("d1",), ("d2",), ("d3",)]
+        synced_to = metastore.table(database, "rides").parameters["last_commit_time_sync"]
+        assert synced_to == table.timeline.completed()[-1].requested_time
     snapshot = _rows(table)
+    assert [row["id"] for row in snapshot] == [1, 2, 3, 4]
     assert found[f"{database}.rides"] == snapshot
     assert found[f"{database}.rides_rt"] == snapshot
     read_optimized = _rows(table, {"hoodie.datasource.query.type": "read_optimized"})
